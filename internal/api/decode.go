@@ -1,0 +1,81 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"tix/internal/ticketing"
+)
+
+// decodeJSON reads a JSON request body into v. Malformed JSON, a field of the
+// wrong type, an unknown field and a body over the size limit are each a 400
+// invalid_request; a wrong type or unknown field names the field in param.
+func decodeJSON(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return ticketing.Invalid("", "Content-Type must be application/json (got %q)", ct)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return ticketing.Invalid("", "request body is larger than the limit of %d bytes", tooBig.Limit)
+		}
+		return ticketing.Invalid("", "could not read the request body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return ticketing.Invalid("", "request body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return ticketing.Invalid("", "request body has data after the JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return ticketing.Invalid("", "malformed JSON at byte %d: %v", syntax.Offset, syntax)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return ticketing.Invalid("", "request body must be a JSON object, not %s", typ.Value)
+		}
+		return ticketing.Invalid(field, "%s must be %s, not %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return ticketing.Invalid("", "malformed JSON: the body ends too early")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return ticketing.Invalid(name, "unknown field %q", name)
+	}
+	return ticketing.Invalid("", "malformed JSON: %v", err)
+}
+
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	return fmt.Sprintf("a %s", kind)
+}

@@ -1,0 +1,290 @@
+// Package api is tix's HTTP layer: one http.Handler (router, middleware, handlers
+// per endpoint group) that every Lambda function and the local runner serve.
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"tix/internal/auth"
+	"tix/internal/clock"
+	"tix/internal/ticketing"
+)
+
+// APIVersion is the revision date of /v1 sent as Tix-Version.
+const APIVersion = "2026-06-01"
+
+// Group is an endpoint group: one Lambda function serves one group.
+type Group string
+
+// The endpoint groups of DESIGN §1.
+const (
+	GroupCatalog  Group = "catalog"
+	GroupHolds    Group = "holds"
+	GroupOrders   Group = "orders"
+	GroupWebhooks Group = "webhooks"
+)
+
+// AllGroups is every group (the local runner serves them all).
+var AllGroups = []Group{GroupCatalog, GroupHolds, GroupOrders, GroupWebhooks}
+
+// KeyStore authenticates a key hash and counts the request against its budget.
+type KeyStore interface {
+	Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (*auth.Key, auth.Budget, error)
+}
+
+// HealthChecker reports whether the database answers.
+type HealthChecker interface {
+	Ping(ctx context.Context) error
+}
+
+// Limits are the per-key budgets and request limits.
+type Limits struct {
+	ReadsPerWindow  int           // all requests but order and hold creation
+	WritesPerWindow int           // order and hold creation
+	Window          time.Duration // fixed rate-limit window
+	MaxBodyBytes    int64
+}
+
+// DefaultLimits are the contract's figures.
+var DefaultLimits = Limits{ReadsPerWindow: 600, WritesPerWindow: 60, Window: time.Minute, MaxBodyBytes: 64 << 10}
+
+// Server holds the dependencies of the handlers.
+type Server struct {
+	Keys    KeyStore
+	Health  HealthChecker
+	Catalog *ticketing.Catalog
+	Clock   clock.Clock
+	Limits  Limits
+}
+
+// Rate-limit buckets.
+const (
+	bucketRead  = "read"
+	bucketWrite = "write"
+)
+
+// route is one endpoint: who may call it and what it needs.
+type route struct {
+	method   string
+	pattern  string // path below /v1, with {name} segments
+	group    Group
+	public   bool   // no key (health, openapi)
+	scope    string // required scope ("" = none, e.g. /ping)
+	skOnly   bool
+	bucket   string
+	segments []string
+	handle   func(w http.ResponseWriter, r *http.Request) error
+}
+
+func (s *Server) routes() []*route {
+	return []*route{
+		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
+		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
+		{method: "GET", pattern: "/ping", group: GroupCatalog, handle: s.ping},
+		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.listEvents},
+		{method: "GET", pattern: "/events/by-slug/{slug}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEventBySlug},
+		{method: "GET", pattern: "/events/{id}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEvent},
+		{method: "GET", pattern: "/events/{id}/tiers", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getTiers},
+		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, handle: s.getSeating},
+		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, handle: s.getAvailability},
+	}
+}
+
+// Handler serves the given groups (all of them when none is named) under /v1.
+func (s *Server) Handler(groups ...Group) http.Handler {
+	if len(groups) == 0 {
+		groups = AllGroups
+	}
+	if s.Clock == nil {
+		s.Clock = clock.System{}
+	}
+	if s.Limits == (Limits{}) {
+		s.Limits = DefaultLimits
+	}
+	want := map[Group]bool{}
+	for _, g := range groups {
+		want[g] = true
+	}
+	var rs []*route
+	for _, r := range s.routes() {
+		if !want[r.group] {
+			continue
+		}
+		if r.bucket == "" {
+			r.bucket = bucketRead
+		}
+		r.segments = strings.Split(strings.Trim(r.pattern, "/"), "/")
+		rs = append(rs, r)
+	}
+	// Literal segments win over parameters: /events/by-slug/{slug} before /events/{id}/tiers.
+	sort.SliceStable(rs, func(i, j int) bool { return literals(rs[i]) > literals(rs[j]) })
+	return &router{s: s, routes: rs}
+}
+
+func literals(r *route) int {
+	n := 0
+	for _, seg := range r.segments {
+		if !strings.HasPrefix(seg, "{") {
+			n++
+		}
+	}
+	return n
+}
+
+type router struct {
+	s      *Server
+	routes []*route
+}
+
+type ctxKey int
+
+const (
+	ctxRequestID ctxKey = iota
+	ctxCaller
+)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(ctxRequestID).(string)
+	return id
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "req_" + hex.EncodeToString(b)
+}
+
+// stripVersion maps /v1/x to /x. API Gateway passes the stage path (/v1) in the
+// raw path; locally the runner serves /v1 too.
+func stripVersion(p string) (string, bool) {
+	if p == "/v1" {
+		return "/", true
+	}
+	if strings.HasPrefix(p, "/v1/") {
+		return strings.TrimSuffix(p[3:], "/"), true
+	}
+	return p, false
+}
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path, _ := stripVersion(r.URL.Path)
+	if path == "" {
+		path = "/"
+	}
+	isHealth := path == "/health"
+	if !isHealth {
+		id := newRequestID()
+		r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, id))
+		w.Header().Set("Tix-Request-Id", id)
+		w.Header().Set("Tix-Version", APIVersion)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			slog.ErrorContext(r.Context(), "panic", "request_id", requestID(r.Context()), "method", r.Method,
+				"path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeError(w, r, ticketing.Errorf(ticketing.CodeInternal, "panic"))
+		}
+	}()
+	if !isHealth && cors(w, r) {
+		return
+	}
+
+	var pathMatched []*route
+	var match *route
+	var params map[string]string
+	for _, rte := range rt.routes {
+		p, ok := matchPath(rte.segments, path)
+		if !ok {
+			continue
+		}
+		pathMatched = append(pathMatched, rte)
+		if rte.method == r.Method || (r.Method == http.MethodHead && rte.method == http.MethodGet) {
+			match, params = rte, p
+			break
+		}
+	}
+	if match == nil {
+		if len(pathMatched) > 0 {
+			var allow []string
+			for _, m := range pathMatched {
+				allow = append(allow, m.method)
+			}
+			w.Header().Set("Allow", strings.Join(allow, ", ")+", OPTIONS")
+			writeError(w, r, ticketing.Errorf(ticketing.CodeMethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or ")))
+			return
+		}
+		writeError(w, r, ticketing.Errorf(ticketing.CodeNotFound, "no endpoint %s %s; see %s for the API reference", r.Method, r.URL.Path, "/v1/openapi.json"))
+		return
+	}
+	for k, v := range params {
+		r.SetPathValue(k, v)
+	}
+	if !match.public {
+		var err error
+		if r, err = rt.s.authenticate(w, r, match); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	if r.Body != nil && rt.s.Limits.MaxBodyBytes > 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, rt.s.Limits.MaxBodyBytes)
+	}
+	if err := match.handle(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+func matchPath(segments []string, path string) (map[string]string, bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) != len(segments) {
+		return nil, false
+	}
+	var params map[string]string
+	for i, seg := range segments {
+		if strings.HasPrefix(seg, "{") {
+			if parts[i] == "" {
+				return nil, false
+			}
+			if params == nil {
+				params = map[string]string{}
+			}
+			params[strings.Trim(seg, "{}")] = parts[i]
+			continue
+		}
+		if seg != parts[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// cors answers preflight requests and marks responses readable by the calling
+// page. Origin binding is enforced per key on the real request (publishable keys
+// only work from their allowed origins), so reflecting the origin here exposes
+// nothing: no cookies are used and no credentials mode is allowed.
+func cors(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", "Tix-Request-Id, Tix-Version, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return true
+	}
+	return false
+}

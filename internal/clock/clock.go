@@ -1,0 +1,34 @@
+// Package clock injects time so that tests and the local stack can control it.
+package clock
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock tells the current time.
+type Clock interface{ Now() time.Time }
+
+// System is the real clock, in UTC.
+type System struct{}
+
+// Now returns the current UTC time.
+func (System) Now() time.Time { return time.Now().UTC() }
+
+// Fixed is a settable clock for tests.
+type Fixed struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewFixed returns a clock stopped at t.
+func NewFixed(t time.Time) *Fixed { return &Fixed{t: t.UTC()} }
+
+// Now returns the clock's time.
+func (f *Fixed) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
+
+// Set moves the clock to t.
+func (f *Fixed) Set(t time.Time) { f.mu.Lock(); f.t = t.UTC(); f.mu.Unlock() }
+
+// Advance moves the clock forward by d.
+func (f *Fixed) Advance(d time.Duration) { f.mu.Lock(); f.t = f.t.Add(d); f.mu.Unlock() }

@@ -1,0 +1,387 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+)
+
+// eventItem is an event's META item. The event itself is one JSON document
+// (compact: no repeated attribute names); the top-level attributes beside it
+// exist for keys, listing filters and tenancy.
+type eventItem struct {
+	PK, SK   string
+	GSI1PK   string `json:"GSI1PK,omitempty"` // published events by start (listing)
+	GSI1SK   string `json:"GSI1SK,omitempty"`
+	GSI2PK   string `json:"GSI2PK,omitempty"` // published events by creation (listing)
+	GSI2SK   string `json:"GSI2SK,omitempty"`
+	GSI3PK   string `json:"GSI3PK,omitempty"` // slug lookup, every visible event
+	GSI3SK   string `json:"GSI3SK,omitempty"`
+	Org      string `json:"org"`
+	Status   string `json:"status"`
+	TitleLC  string `json:"title_lc"`
+	VenueLC  string `json:"venue_lc"`
+	CityLC   string `json:"city_lc"`
+	SceneID  string `json:"scene_id,omitempty"`
+	EndsAt   string `json:"ends_at"`
+	Doc      string `json:"doc"`
+	MapParts int    `json:"map_parts"`
+	// SoldTest and SoldLive are listing aggregates of units sold, kept by the sales
+	// path asynchronously; detail endpoints count exactly from stock items.
+	SoldTest int `json:"sold_test"`
+	SoldLive int `json:"sold_live"`
+}
+
+// mapChunkBytes keeps each seating-map item well under DynamoDB's 400 KB item limit.
+const mapChunkBytes = 300 * 1024
+
+func newEventItem(e *ticketing.Event) (eventItem, error) {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return eventItem{}, fmt.Errorf("encode event %s: %w", e.ID, err)
+	}
+	it := eventItem{
+		PK: eventPK(e.ID), SK: skEventMeta, Org: e.OrganizerID, Status: string(e.Status),
+		TitleLC: strings.ToLower(e.Title), VenueLC: strings.ToLower(e.Venue), CityLC: strings.ToLower(e.City),
+		EndsAt: sortTime(e.EndsAt), Doc: string(doc),
+	}
+	if e.Scene != nil {
+		it.SceneID = e.Scene.ID
+	}
+	if e.Status == ticketing.EventPublished {
+		it.GSI1PK, it.GSI1SK = eventListPK(e.OrganizerID), sortTime(e.StartsAt)+"#"+e.ID
+		it.GSI2PK, it.GSI2SK = eventListPK(e.OrganizerID), sortTime(e.CreatedAt)+"#"+e.ID
+	}
+	if e.Slug != nil && e.Visible() {
+		it.GSI3PK, it.GSI3SK = slugPK(e.OrganizerID, *e.Slug), skEventMeta
+	}
+	return it, nil
+}
+
+func (it *eventItem) event() (*ticketing.Event, error) {
+	var e ticketing.Event
+	if err := json.Unmarshal([]byte(it.Doc), &e); err != nil {
+		return nil, fmt.Errorf("decode event %s: %w", it.PK, err)
+	}
+	return &e, nil
+}
+
+func encodeSeating(st *ticketing.Seating) ([][]byte, error) {
+	if st == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return nil, fmt.Errorf("encode seating: %w", err)
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(raw)
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress seating: %w", err)
+	}
+	var parts [][]byte
+	for b := buf.Bytes(); len(b) > 0; {
+		k := min(len(b), mapChunkBytes)
+		parts = append(parts, b[:k])
+		b = b[k:]
+	}
+	return parts, nil
+}
+
+func decodeSeating(parts [][]byte) (*ticketing.Seating, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(bytes.Join(parts, nil)))
+	if err != nil {
+		return nil, fmt.Errorf("open seating map: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read seating map: %w", err)
+	}
+	var st ticketing.Seating
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("decode seating map: %w", err)
+	}
+	return &st, nil
+}
+
+// PutEvent writes an event and its seating map, keeping created_at and the sold
+// aggregates of an existing event. Stock items are never touched: a re-import
+// changes the catalog in place without touching what has been sold.
+func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
+	it, err := newEventItem(e)
+	if err != nil {
+		return err
+	}
+	parts, err := encodeSeating(e.Seating)
+	if err != nil {
+		return err
+	}
+	old, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(eventPK(e.ID), skEventMeta), ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("org, map_parts"),
+	})
+	if err != nil {
+		return fmt.Errorf("read event %s: %w", e.ID, err)
+	}
+	oldParts := 0
+	if old.Item != nil {
+		var prev eventItem
+		if err := unmarshal(old.Item, &prev); err != nil {
+			return fmt.Errorf("decode event %s: %w", e.ID, err)
+		}
+		if prev.Org != e.OrganizerID {
+			return ticketing.Errorf(ticketing.CodeConflict, "event id %s belongs to another organizer", e.ID)
+		}
+		oldParts = prev.MapParts
+	}
+	it.MapParts = len(parts)
+	for i, p := range parts {
+		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(s.table),
+			Item: map[string]types.AttributeValue{
+				"PK": str(eventPK(e.ID)), "SK": str(mapChunkSK(i)), "z": &types.AttributeValueMemberB{Value: p},
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("write seating map %s part %d: %w", e.ID, i, err)
+		}
+	}
+	for i := len(parts); i < oldParts; i++ {
+		if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: aws.String(s.table), Key: keyOf(eventPK(e.ID), mapChunkSK(i)),
+		}); err != nil {
+			return fmt.Errorf("delete stale seating map %s part %d: %w", e.ID, i, err)
+		}
+	}
+	// The META item: everything but the sold aggregates and created_at of an existing event.
+	av, err := marshal(it)
+	if err != nil {
+		return fmt.Errorf("marshal event %s: %w", e.ID, err)
+	}
+	sets := []string{}
+	removes := []string{}
+	names := map[string]string{}
+	vals := map[string]types.AttributeValue{}
+	i := 0
+	for _, k := range []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "org", "status", "title_lc", "venue_lc", "city_lc", "scene_id", "ends_at", "doc", "map_parts"} {
+		i++
+		nk := "#a" + strconv.Itoa(i)
+		names[nk] = k
+		if v, ok := av[k]; ok {
+			vk := ":a" + strconv.Itoa(i)
+			vals[vk] = v
+			sets = append(sets, nk+" = "+vk)
+		} else {
+			removes = append(removes, nk)
+		}
+	}
+	expr := "SET " + strings.Join(sets, ", ")
+	if len(removes) > 0 {
+		expr += " REMOVE " + strings.Join(removes, ", ")
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: keyOf(eventPK(e.ID), skEventMeta),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("attribute_not_exists(org) OR org = :org"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: withVal(vals, ":org", str(e.OrganizerID)),
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return ticketing.Errorf(ticketing.CodeConflict, "event id %s belongs to another organizer", e.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("write event %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+func withVal(m map[string]types.AttributeValue, k string, v types.AttributeValue) map[string]types.AttributeValue {
+	m[k] = v
+	return m
+}
+
+// visibleEvent decodes a META item and applies tenancy: another organizer's event
+// and a draft answer exactly like a missing one.
+func visibleEvent(item map[string]types.AttributeValue, organizerID string, env ticketing.Environment) (*ticketing.Event, error) {
+	if item == nil {
+		return nil, ticketing.NotFound("event")
+	}
+	var it eventItem
+	if err := unmarshal(item, &it); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	if it.Org != organizerID || it.Status == string(ticketing.EventDraft) {
+		return nil, ticketing.NotFound("event")
+	}
+	return it.event()
+}
+
+// GetEvent reads one visible event of the organizer (one GetItem).
+func (s *Store) GetEvent(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error) {
+	if !validID(eventID) {
+		return nil, ticketing.NotFound("event")
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(eventPK(eventID), skEventMeta),
+		ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get event %s: %w", eventID, err)
+	}
+	s.record("GetEvent", out.ConsumedCapacity)
+	return visibleEvent(out.Item, organizerID, env)
+}
+
+// GetEventBySlug finds a visible event by its slug (one Query on GSI3).
+func (s *Store) GetEventBySlug(ctx context.Context, organizerID, slug string, env ticketing.Environment) (*ticketing.Event, error) {
+	if slug == "" || len(slug) > 200 {
+		return nil, ticketing.NotFound("event")
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String("GSI3"),
+		KeyConditionExpression:    aws.String("GSI3PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(slugPK(organizerID, slug))},
+		Limit:                     aws.Int32(1),
+		ReturnConsumedCapacity:    s.rcc(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find event by slug %q: %w", slug, err)
+	}
+	s.record("GetEventBySlug", out.ConsumedCapacity)
+	if len(out.Items) == 0 {
+		return nil, ticketing.NotFound("event")
+	}
+	return visibleEvent(out.Items[0], organizerID, env)
+}
+
+// GetEventWithSeating reads the event and its seating map in one Query of the
+// event's partition (META plus the compressed map parts).
+func (s *Store) GetEventWithSeating(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error) {
+	if !validID(eventID) {
+		return nil, ticketing.NotFound("event")
+	}
+	var items []map[string]types.AttributeValue
+	var start map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			KeyConditionExpression:    aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(eventPK(eventID))},
+			ExclusiveStartKey:         start,
+			ReturnConsumedCapacity:    s.rcc(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("get seating of %s: %w", eventID, err)
+		}
+		s.record("GetEventWithSeating", out.ConsumedCapacity)
+		items = append(items, out.Items...)
+		if out.LastEvaluatedKey == nil {
+			break
+		}
+		start = out.LastEvaluatedKey
+	}
+	var meta map[string]types.AttributeValue
+	var parts [][]byte
+	for _, it := range items {
+		sk := it["SK"].(*types.AttributeValueMemberS).Value
+		switch {
+		case sk == skEventMeta:
+			meta = it
+		case strings.HasPrefix(sk, "MAP#"):
+			if b, ok := it["z"].(*types.AttributeValueMemberB); ok {
+				parts = append(parts, b.Value)
+			}
+		}
+	}
+	e, err := visibleEvent(meta, organizerID, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) > 0 {
+		if e.Seating, err = decodeSeating(parts); err != nil {
+			return nil, fmt.Errorf("event %s: %w", eventID, err)
+		}
+	}
+	return e, nil
+}
+
+// validID rejects ids that cannot be ours before any request is made.
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// GetStock reads the sales state of an event in one environment: one Query of the
+// event's stock partition (only taken seats and tier counters exist as items).
+// An occurrenceID narrows it to that occurrence.
+func (s *Store) GetStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+	st := &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Seats: map[ticketing.StockKey]ticketing.SeatState{}}
+	cond := "PK = :pk"
+	vals := map[string]types.AttributeValue{":pk": str(stockPK(eventID, string(env)))}
+	if occurrenceID != "" {
+		cond += " AND begins_with(SK, :occ)"
+		vals[":occ"] = str(occurrenceID + "#")
+	}
+	var start map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName: aws.String(s.table), KeyConditionExpression: aws.String(cond),
+			ExpressionAttributeValues: vals, ExclusiveStartKey: start, ReturnConsumedCapacity: s.rcc(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read stock of %s: %w", eventID, err)
+		}
+		s.record("GetStock", out.ConsumedCapacity)
+		for _, item := range out.Items {
+			var it stockItem
+			if err := unmarshal(item, &it); err != nil {
+				return nil, fmt.Errorf("decode stock of %s: %w", eventID, err)
+			}
+			occ, rest, _ := strings.Cut(it.SK, "#")
+			kind, id, _ := strings.Cut(rest, "#")
+			switch kind {
+			case "T":
+				st.Sold[ticketing.StockKey{Occurrence: occ, ID: id}] = it.Sold
+			case "S":
+				st.Seats[ticketing.StockKey{Occurrence: occ, ID: id}] = ticketing.SeatState{
+					TierID: it.Tier, Status: it.State, Until: time.UnixMilli(it.Until).UTC(),
+				}
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return st, nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}
+
+// stockItem is a tier counter (<occ>#T#<tier>: sold) or a taken seat
+// (<occ>#S#<seat>: tier, state, until in Unix ms). Short names keep seat items
+// small, because the seating map reads them all.
+type stockItem struct {
+	PK, SK string
+	Sold   int    `json:"sold,omitempty"`
+	Tier   string `json:"t,omitempty"`
+	State  string `json:"st,omitempty"`
+	Until  int64  `json:"u,omitempty"`
+}

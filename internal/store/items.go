@@ -1,0 +1,55 @@
+package store
+
+import (
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Key shapes of the single table; README.md lists every access pattern.
+const (
+	skOrganizer = "ORG"
+	skKey       = "KEY"
+	skEventMeta = "META"
+	orgListPK   = "ORGS"
+)
+
+func orgPK(id string) string              { return "ORG#" + id }
+func keyPK(hash string) string            { return "KEY#" + hash }
+func keyListPK(org string) string         { return "ORG#" + org + "#KEYS" }
+func keyIDPK(id string) string            { return "KEYID#" + id }
+func eventPK(id string) string            { return "EVT#" + id }
+func eventListPK(org string) string       { return "ORG#" + org + "#EVENTS" }
+func slugPK(org, slug string) string      { return "SLUG#" + org + "#" + slug }
+func stockPK(event, env string) string    { return "STK#" + event + "#" + env }
+func stockTierSK(occ, tier string) string { return occ + "#T#" + tier }
+func stockSeatSK(occ, seat string) string { return occ + "#S#" + seat }
+func mapChunkSK(i int) string             { return "MAP#" + pad3(i) }
+func sortTime(t time.Time) string         { return t.UTC().Format(time.RFC3339) }
+func keyOf(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
+}
+
+func pad3(i int) string {
+	b := []byte{'0', '0', '0'}
+	for j := 2; j >= 0 && i > 0; j-- {
+		b[j] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b)
+}
+
+func str(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
+
+func num(v string) *types.AttributeValueMemberN { return &types.AttributeValueMemberN{Value: v} }
+
+// marshal and unmarshal use the domain types' json tags as attribute names, so
+// items read like the contract and there is one set of tags to maintain.
+func marshal(v any) (map[string]types.AttributeValue, error) {
+	return attributevalue.MarshalMapWithOptions(v, func(o *attributevalue.EncoderOptions) { o.TagKey = "json" })
+}
+
+func unmarshal(m map[string]types.AttributeValue, v any) error {
+	return attributevalue.UnmarshalMapWithOptions(m, v, func(o *attributevalue.DecoderOptions) { o.TagKey = "json" })
+}

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/auth"
+	"tix/internal/ticketing"
+)
+
+// keyItem is an API key, addressed by the hash of its secret. It also carries the
+// key's rate-limit windows (rl_<bucket>_w, rl_<bucket>_n) so that authenticating
+// and counting a request is one conditional UpdateItem.
+type keyItem struct {
+	PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK string
+	Hash                                   string `json:"hash"`
+	auth.Key
+}
+
+// CreateKey stores a key by the hash of its secret; the secret itself is never stored.
+func (s *Store) CreateKey(ctx context.Context, k auth.Key, hash string) error {
+	item, err := marshal(keyItem{
+		PK: keyPK(hash), SK: skKey,
+		GSI1PK: keyListPK(k.OrganizerID), GSI1SK: sortTime(k.CreatedAt) + "#" + k.ID,
+		GSI2PK: keyIDPK(k.ID), GSI2SK: skKey,
+		Hash: hash, Key: k,
+	})
+	if err != nil {
+		return fmt.Errorf("marshal key %s: %w", k.ID, err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return ticketing.Errorf(ticketing.CodeConflict, "key already exists")
+	}
+	if err != nil {
+		return fmt.Errorf("put key %s: %w", k.ID, err)
+	}
+	return nil
+}
+
+// ListKeys returns an organizer's keys, oldest first.
+func (s *Store) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, error) {
+	var res []auth.Key
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
+		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s2(keyListPK(organizerID))},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list keys of %s: %w", organizerID, err)
+		}
+		for _, item := range page.Items {
+			var it keyItem
+			if err := unmarshal(item, &it); err != nil {
+				return nil, fmt.Errorf("decode key: %w", err)
+			}
+			res = append(res, it.Key)
+		}
+	}
+	return res, nil
+}
+
+// RevokeKey marks a key revoked by its public id; it stops authenticating at once.
+func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String("GSI2"),
+		KeyConditionExpression:    aws.String("GSI2PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s2(keyIDPK(keyID))},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find key %s: %w", keyID, err)
+	}
+	if len(out.Items) == 0 {
+		return nil, ticketing.NotFound("key " + keyID)
+	}
+	var it keyItem
+	if err := unmarshal(out.Items[0], &it); err != nil {
+		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
+	}
+	up, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: keyOf(keyPK(it.Hash), skKey),
+		UpdateExpression:          aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(at.UTC().Format(time.RFC3339Nano))},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("revoke key %s: %w", keyID, err)
+	}
+	var done keyItem
+	if err := unmarshal(up.Attributes, &done); err != nil {
+		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
+	}
+	return &done.Key, nil
+}
+
+// Admit looks up the key with the given hash and, in the same conditional write,
+// takes one request from its budget in the current fixed window (window length
+// window, limit requests). Admission is decided by DynamoDB's condition, so every
+// function instance shares the budget and no more than limit requests are admitted
+// per window, however many run at once. A request over budget still returns the key.
+func (s *Store) Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (*auth.Key, auth.Budget, error) {
+	win := now.UnixMilli() / window.Milliseconds()
+	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
+	names := map[string]string{"#w": "rl_" + bucket + "_w", "#n": "rl_" + bucket + "_n"}
+	vals := map[string]types.AttributeValue{
+		":w": num(strconv.FormatInt(win, 10)), ":one": num("1"), ":lim": num(strconv.Itoa(limit)),
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		// The common case: same window, under budget.
+		out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey),
+			UpdateExpression: aws.String("SET #n = #n + :one"),
+			// A window ahead of ours (another instance's clock runs a little fast) is
+			// the current one: counting in it keeps the budget shared.
+			ConditionExpression:                 aws.String("attribute_exists(PK) AND #w >= :w AND #n < :lim"),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           vals,
+			ReturnValues:                        types.ReturnValueAllNew,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			ReturnConsumedCapacity:              s.rcc(),
+		})
+		if err == nil {
+			s.record("Admit", out.ConsumedCapacity)
+			return s.budgetFrom(out.Attributes, bucket, limit, reset, true)
+		}
+		cf, ok := isConditionFailed(err)
+		if !ok {
+			return nil, auth.Budget{}, fmt.Errorf("admit request: %w", err)
+		}
+		if cf.Item == nil {
+			return nil, auth.Budget{}, auth.ErrUnknownKey
+		}
+		var cur struct {
+			W *int64 `json:"w"`
+		}
+		if v, ok := cf.Item["rl_"+bucket+"_w"].(*types.AttributeValueMemberN); ok {
+			w, _ := strconv.ParseInt(v.Value, 10, 64)
+			cur.W = &w
+		}
+		if cur.W != nil && *cur.W >= win {
+			// Same window and the budget is spent.
+			reset = time.UnixMilli((*cur.W + 1) * window.Milliseconds()).UTC()
+			return s.budgetFrom(cf.Item, bucket, limit, reset, false)
+		}
+		// A new window: start it at 1, unless another request started it first.
+		out, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey),
+			UpdateExpression:          aws.String("SET #w = :w, #n = :one"),
+			ConditionExpression:       aws.String("attribute_exists(PK) AND (attribute_not_exists(#w) OR #w < :w)"),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: map[string]types.AttributeValue{":w": vals[":w"], ":one": vals[":one"]},
+			ReturnValues:              types.ReturnValueAllNew,
+			ReturnConsumedCapacity:    s.rcc(),
+		})
+		if err == nil {
+			s.record("Admit", out.ConsumedCapacity)
+			return s.budgetFrom(out.Attributes, bucket, limit, reset, limit >= 1)
+		}
+		if _, ok := isConditionFailed(err); !ok {
+			return nil, auth.Budget{}, fmt.Errorf("open rate window: %w", err)
+		}
+	}
+	return nil, auth.Budget{}, fmt.Errorf("admit request: rate window kept moving")
+}
+
+func (s *Store) budgetFrom(item map[string]types.AttributeValue, bucket string, limit int, reset time.Time, admitted bool) (*auth.Key, auth.Budget, error) {
+	var it keyItem
+	if err := unmarshal(item, &it); err != nil {
+		return nil, auth.Budget{}, fmt.Errorf("decode key: %w", err)
+	}
+	used := limit
+	if v, ok := item["rl_"+bucket+"_n"].(*types.AttributeValueMemberN); ok {
+		used, _ = strconv.Atoi(v.Value)
+	}
+	rem := limit - used
+	if rem < 0 || !admitted {
+		rem = max(rem, 0)
+	}
+	return &it.Key, auth.Budget{Limit: limit, Remaining: rem, Reset: reset, Admitted: admitted}, nil
+}

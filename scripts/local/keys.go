@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"tix/internal/auth"
+	"tix/internal/store"
+	"tix/internal/ticketing"
+)
+
+// demoKey is a demo key as remembered locally. Keys are stored only hashed, so
+// the local runner keeps the demo secrets in .data/demo-keys.json (git-ignored,
+// local stack only) to print them again on the next `make run`.
+type demoKey struct {
+	Label       string `json:"label"`
+	ID          string `json:"id"`
+	OrganizerID string `json:"organizer_id"`
+	Secret      string `json:"secret"`
+}
+
+type demoKeySpec struct {
+	label   string
+	org     string
+	typ     auth.KeyType
+	origins []string
+}
+
+var demoKeySpecs = []demoKeySpec{
+	{label: "sk_test (every scope)", org: "org_demo", typ: auth.Secret},
+	{label: "pk_test (origin http://localhost:3000)", org: "org_demo", typ: auth.Publishable, origins: []string{"http://localhost:3000"}},
+	{label: "sk_test of the other organizer", org: "org_other", typ: auth.Secret},
+}
+
+func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any) ([]demoKey, error) {
+	path := filepath.Join(dataDir, "demo-keys.json")
+	var saved []demoKey
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &saved)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	live := map[string]bool{} // key ids that exist and are usable
+	for _, org := range []string{"org_demo", "org_other"} {
+		ks, err := st.ListKeys(ctx, org)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range ks {
+			if k.Usable(time.Now()) {
+				live[k.ID] = true
+			}
+		}
+	}
+	var out []demoKey
+	changed := false
+	for _, spec := range demoKeySpecs {
+		i := slices.IndexFunc(saved, func(k demoKey) bool { return k.Label == spec.label && live[k.ID] })
+		if i >= 0 {
+			out = append(out, saved[i])
+			continue
+		}
+		secret := auth.NewSecret(spec.typ, ticketing.EnvTest)
+		k := auth.Key{
+			ID: auth.NewKeyID(), OrganizerID: spec.org, Type: spec.typ, Environment: ticketing.EnvTest,
+			Name: "demo " + spec.label, Scopes: auth.DefaultScopes(spec.typ), AllowedOrigins: spec.origins,
+			Last4: secret[len(secret)-4:], CreatedAt: time.Now().UTC(),
+		}
+		if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+			return nil, err
+		}
+		out = append(out, demoKey{Label: spec.label, ID: k.ID, OrganizerID: spec.org, Secret: secret})
+		changed = true
+	}
+	if changed {
+		b, _ := json.MarshalIndent(out, "", "  ")
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return nil, err
+		}
+		step("Created demo keys (remembered in %s)", path)
+	} else {
+		step("Reusing demo keys from %s", path)
+	}
+	return out, nil
+}
+
+func printWelcome(addr string, keys []demoKey) {
+	base := "http://" + addr + "/v1"
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntix is running on %s (Ctrl-C stops it and the emulators it started)\n\n", base)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %-42s %s\n", k.Label+":", k.Secret)
+	}
+	sk := keys[0].Secret
+	fmt.Fprintf(&b, "\nTry it:\n  curl -s -H 'Authorization: Bearer %s' %s/events\n", sk, base)
+	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' -H 'Origin: http://localhost:3000' %s/ping\n", keys[1].Secret, base)
+	fmt.Fprintf(&b, "  curl -s %s/health\n\nOperator CLI: go run ./scripts/tixctl --help\n", base)
+	fmt.Print(b.String())
+}

@@ -1,0 +1,112 @@
+// Command local is the all-in-one local runner behind `make run`: every endpoint
+// group in one process on 127.0.0.1:8080, against DynamoDB Local and fauxqs.
+// Only this main differs from the Lambdas; the handlers are the same.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"tix/internal/app"
+	"tix/internal/config"
+	"tix/internal/demo"
+	"tix/internal/queue"
+)
+
+// localDefaults point the service at the emulators unless the environment says otherwise.
+var localDefaults = map[string]string{
+	"TIX_DYNAMODB_ENDPOINT": "http://127.0.0.1:8000",
+	"TIX_SQS_ENDPOINT":      "http://127.0.0.1:4566",
+	"TIX_CURSOR_SECRET":     "local-only-cursor-secret-do-not-use-in-aws",
+	"TIX_LOG_FORMAT":        "text",
+	"TIX_ADDR":              "127.0.0.1:8080",
+	"TIX_DATA_DIR":          ".data",
+}
+
+func getenv(name string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return localDefaults[name]
+}
+
+func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "\nerror: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	app.Logger(cfg)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	a, err := app.New(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	step("Creating table %s if absent (DynamoDB Local at %s)", cfg.Table, cfg.DynamoDBEndpoint)
+	created, err := a.Store.EnsureTable(ctx)
+	if err != nil {
+		return fmt.Errorf("%w\n(is DynamoDB Local running? `make run` starts it)", err)
+	}
+	if !created {
+		step("Table %s exists; reusing it", cfg.Table)
+	}
+	step("Creating queues if absent (fauxqs at %s)", cfg.SQSEndpoint)
+	q, err := queue.Open(ctx, cfg.Region, cfg.SQSEndpoint, "tix")
+	if err != nil {
+		return err
+	}
+	if _, err := q.EnsureQueues(ctx); err != nil {
+		return fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
+	}
+	step("Seeding the demo catalog (once)")
+	seeded, err := demo.Seed(ctx, a.Store, time.Now().UTC())
+	if err != nil {
+		return fmt.Errorf("seed demo data: %w", err)
+	}
+	keys, err := ensureDemoKeys(ctx, a.Store, getenv("TIX_DATA_DIR"), seeded)
+	if err != nil {
+		return fmt.Errorf("demo keys: %w", err)
+	}
+
+	addr := getenv("TIX_ADDR")
+	srv := &http.Server{Addr: addr, Handler: a.Server.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	printWelcome(addr, keys)
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	step("Stopping")
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		slog.Warn("shutdown", "error", err)
+	}
+	return nil
+}

