@@ -79,3 +79,5 @@ func jsonTypeName(kind string) string {
 	}
 	return fmt.Sprintf("a %s", kind)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

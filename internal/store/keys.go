@@ -88,9 +88,12 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*aut
 	if err := unmarshal(out.Items[0], &it); err != nil {
 		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
 	}
+	if it.RevokedAt != nil {
+		return &it.Key, nil // already revoked: keep the first time
+	}
 	up, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyPK(it.Hash), skKey),
-		UpdateExpression:          aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
+		UpdateExpression:          aws.String("SET revoked_at = :t"),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(at.UTC().Format(time.RFC3339Nano))},
 		ReturnValues:              types.ReturnValueAllNew,
