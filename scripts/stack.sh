@@ -48,6 +48,7 @@ start() {
 			args+=(-dbPath "$data/dynamodb")
 			say "Starting DynamoDB Local on 127.0.0.1:$ddb_port (data kept in ${data#$root/}/dynamodb)"
 		fi
+		cd "$run" # DynamoDB Local writes a metadata file into its working directory
 		nohup java -Djava.library.path="$ddb_dir/DynamoDBLocal_lib" -jar "$ddb_dir/DynamoDBLocal.jar" "${args[@]}" \
 			>"$run/$session-dynamodb.log" 2>&1 &
 		echo $! >"$run/$session-dynamodb.pid"

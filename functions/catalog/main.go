@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
@@ -27,5 +28,10 @@ func main() {
 		slog.Error("start", "error", err)
 		os.Exit(1)
 	}
-	lambda.Start(httpadapter.NewV2(a.Server.Handler(api.GroupCatalog)).ProxyWithContext)
+	lambda.Start(handler(a))
+}
+
+// handler is the Lambda entry point over the catalog group of the HTTP API.
+func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return httpadapter.NewV2(a.Server.Handler(api.GroupCatalog)).ProxyWithContext
 }

@@ -52,6 +52,9 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 
 // NewServer builds the HTTP server over a store.
 func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
+	if c == nil {
+		c = clock.System{}
+	}
 	return &api.Server{
 		Keys: st, Health: st, Clock: c,
 		Catalog: &ticketing.Catalog{Store: st, Clock: c},
