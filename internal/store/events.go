@@ -27,7 +27,7 @@ type eventItem struct {
 	GSI1SK   string `json:"GSI1SK,omitempty"`
 	GSI2PK   string `json:"GSI2PK,omitempty"` // published events by creation (listing)
 	GSI2SK   string `json:"GSI2SK,omitempty"`
-	GSI3PK   string `json:"GSI3PK,omitempty"` // slug lookup, every visible event
+	GSI3PK   string `json:"GSI3PK,omitempty"` // slug lookup (reads hide drafts)
 	GSI3SK   string `json:"GSI3SK,omitempty"`
 	Org      string `json:"org"`
 	Status   string `json:"status"`
@@ -64,7 +64,7 @@ func newEventItem(e *ticketing.Event) (eventItem, error) {
 		it.GSI1PK, it.GSI1SK = eventListPK(e.OrganizerID), sortTime(e.StartsAt)+"#"+e.ID
 		it.GSI2PK, it.GSI2SK = eventListPK(e.OrganizerID), sortTime(e.CreatedAt)+"#"+e.ID
 	}
-	if e.Slug != nil && e.Visible() {
+	if e.Slug != nil { // drafts too, so that an import finds slug clashes; reads hide drafts
 		it.GSI3PK, it.GSI3SK = slugPK(e.OrganizerID, *e.Slug), skEventMeta
 	}
 	return it, nil
@@ -117,7 +117,8 @@ func decodeSeating(parts [][]byte) (*ticketing.Seating, error) {
 	return &st, nil
 }
 
-// PutEvent writes an event and its seating map, keeping created_at and the sold
+// PutEvent writes an event and its seating map as given (the caller keeps
+// created_at: ImportCatalog reads the existing event first), keeping the sold
 // aggregates of an existing event. Stock items are never touched: a re-import
 // changes the catalog in place without touching what has been sold.
 func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {

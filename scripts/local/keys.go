@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/demo"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 )
@@ -34,9 +35,9 @@ type demoKeySpec struct {
 }
 
 var demoKeySpecs = []demoKeySpec{
-	{label: "sk_test (every scope)", org: "org_demo", typ: auth.Secret},
-	{label: "pk_test (origin http://localhost:3000)", org: "org_demo", typ: auth.Publishable, origins: []string{"http://localhost:3000"}},
-	{label: "sk_test of the other organizer", org: "org_other", typ: auth.Secret},
+	{label: "sk_test (every scope)", org: demo.OrganizerID, typ: auth.Secret},
+	{label: "pk_test (origin http://localhost:3000)", org: demo.OrganizerID, typ: auth.Publishable, origins: []string{"http://localhost:3000"}},
+	{label: "sk_test of the other organizer", org: demo.OtherOrganizerID, typ: auth.Secret},
 }
 
 func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any) ([]demoKey, error) {
@@ -48,7 +49,7 @@ func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any)
 		return nil, err
 	}
 	live := map[string]bool{} // key ids that exist and are usable
-	for _, org := range []string{"org_demo", "org_other"} {
+	for _, org := range []string{demo.OrganizerID, demo.OtherOrganizerID} {
 		ks, err := st.ListKeys(ctx, org)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,149 @@
+package demo_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"tix/internal/demo"
+	"tix/internal/testenv"
+	"tix/internal/ticketing"
+)
+
+var now = time.Date(2026, 6, 1, 9, 30, 0, 0, time.UTC)
+
+func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := testenv.Store(t, nil)
+	res, err := demo.Seed(ctx, st, now)
+	if err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	if !res.Created || len(res.Organizers) != 2 || len(res.Events) != 8 {
+		t.Fatalf("result: created %v, %d organizers, %d events", res.Created, len(res.Organizers), len(res.Events))
+	}
+	org, err := st.GetOrganizer(ctx, demo.OrganizerID)
+	if err != nil || !org.Verified || org.Name != demo.OrganizerName {
+		t.Fatalf("demo organizer = %+v, %v", org, err)
+	}
+	if other, err := st.GetOrganizer(ctx, demo.OtherOrganizerID); err != nil || other.Verified {
+		t.Fatalf("other organizer = %+v, %v", other, err)
+	}
+	get := func(ref string) *ticketing.Event {
+		t.Helper()
+		e, err := st.GetEventWithSeating(ctx, demo.OrganizerID, ticketing.CatalogEventID(demo.OrganizerID, ref), ticketing.EnvTest)
+		if err != nil {
+			t.Fatalf("event %s: %v", ref, err)
+		}
+		return e
+	}
+
+	t.Run("GeneralAdmissionConcert", func(t *testing.T) {
+		e := get(demo.RefConcert)
+		if len(e.Tiers) != 2 || e.HasSeating || e.Latitude == nil || len(e.Performers) == 0 || len(e.Genres) == 0 || e.Scene == nil {
+			t.Errorf("concert = %+v", e)
+		}
+		if d := e.StartsAt.Sub(now); d < 29*24*time.Hour || d > 31*24*time.Hour || !e.IsSalesOpen("", now) {
+			t.Errorf("concert starts in %v, sales open %v", d, e.IsSalesOpen("", now))
+		}
+	})
+	t.Run("SeatedTheatre", func(t *testing.T) {
+		e := get(demo.RefTheatre)
+		seats, seatedZones, standing := 0, 0, 0
+		for _, z := range e.Seating.Zones {
+			seats += len(z.Seats)
+			switch z.Type {
+			case ticketing.ZoneSeated:
+				seatedZones++
+			case ticketing.ZoneStanding:
+				standing++
+			}
+		}
+		if seats < 200 || seatedZones < 2 || standing != 1 {
+			t.Errorf("seats %d, seated zones %d, standing zones %d", seats, seatedZones, standing)
+		}
+		vip, _ := e.Tier(ticketing.CatalogTierID(demo.OrganizerID, demo.RefTheatre, "vip"))
+		stand, _ := e.Tier(ticketing.CatalogTierID(demo.OrganizerID, demo.RefTheatre, "standing"))
+		if vip == nil || !vip.Seated || vip.Capacity != 15 || stand == nil || stand.Seated || stand.Capacity != 60 {
+			t.Errorf("vip %+v standing %+v", vip, stand)
+		}
+	})
+	t.Run("RecurringSeries", func(t *testing.T) {
+		e := get(demo.RefSeries)
+		if e.Kind != ticketing.KindRecurring || len(e.Occurrences) < 3 || e.NextOccurrence(now) == nil {
+			t.Errorf("series: kind %s, %d occurrences", e.Kind, len(e.Occurrences))
+		}
+	})
+	t.Run("FreeEvent", func(t *testing.T) {
+		if e := get(demo.RefFree); !e.IsFree() {
+			t.Error("free event is not free")
+		}
+	})
+	t.Run("SalesEnded", func(t *testing.T) {
+		e := get(demo.RefSalesEnded)
+		if e.SalesEndAt == nil || !e.SalesEndAt.Before(now) || !e.StartsAt.After(now) || e.IsSalesOpen("", now) {
+			t.Errorf("sales-ended event: sales_end_at %v starts %v open %v", e.SalesEndAt, e.StartsAt, e.IsSalesOpen("", now))
+		}
+	})
+	t.Run("PastEvent", func(t *testing.T) {
+		if e := get(demo.RefPast); !e.IsOver(now) {
+			t.Error("past event is not over")
+		}
+	})
+	t.Run("DraftIsHiddenFromKeys", func(t *testing.T) {
+		id := ticketing.CatalogEventID(demo.OrganizerID, demo.RefDraft)
+		if _, err := st.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+			t.Errorf("draft visible: %v", err)
+		}
+		if e := res.Event(demo.OrganizerID, demo.RefDraft); e == nil || e.Status != ticketing.EventDraft {
+			t.Errorf("draft in result = %+v", e)
+		}
+	})
+	t.Run("OtherOrganizer", func(t *testing.T) {
+		id := ticketing.CatalogEventID(demo.OtherOrganizerID, demo.RefOther)
+		if _, err := st.GetEvent(ctx, demo.OtherOrganizerID, id, ticketing.EnvTest); err != nil {
+			t.Errorf("other organizer's event: %v", err)
+		}
+		if _, err := st.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+			t.Errorf("org_demo sees org_other's event: %v", err)
+		}
+	})
+
+	t.Run("SecondSeedWritesNothing", func(t *testing.T) {
+		again, err := demo.Seed(ctx, st, now.Add(72*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Created || len(again.Events) != len(res.Events) || len(again.Organizers) != 2 {
+			t.Fatalf("second seed: created %v, %d events", again.Created, len(again.Events))
+		}
+		for i, e := range again.Events {
+			if e.ID != res.Events[i].ID || !e.StartsAt.Equal(res.Events[i].StartsAt) {
+				t.Errorf("event %s changed on the second seed", e.Ref)
+			}
+		}
+		if th := again.Event(demo.OrganizerID, demo.RefTheatre); th == nil || th.Seating == nil {
+			t.Error("existing theatre returned without its map")
+		}
+	})
+}
+
+func TestLargeSeatedEvent(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 49, 120, 2000} {
+		events, err := ticketing.BuildCatalog("org_bench", &ticketing.CatalogFile{
+			Events: []ticketing.ImportEvent{demo.LargeSeatedEvent("bench", n, now)},
+		}, now)
+		if err != nil {
+			t.Fatalf("%d seats: %v", n, err)
+		}
+		got, capacity := len(events[0].Seating.Zones[0].Seats), 0
+		for _, tier := range events[0].Tiers {
+			capacity += tier.Capacity
+		}
+		if got != n || capacity != n {
+			t.Errorf("%d seats requested: %d seats, capacity %d", n, got, capacity)
+		}
+	}
+}

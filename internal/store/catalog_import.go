@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+)
+
+// ImportCatalog writes an organizer's imported events (built by
+// ticketing.ParseCatalog) after checking, for both environments, that nothing
+// sold would be broken (ticketing.CheckReimport) and that no slug is taken by
+// another of the organizer's events. Any problem refuses the whole import with an
+// invalid_request *ticketing.Error listing them (ticketing.ImportProblems), and
+// nothing is written. An existing event keeps its created_at (events[i].CreatedAt
+// is set from it). Events absent from the import are left as they are.
+//
+// The check and the writes are not one transaction: a sale between them is not
+// seen. Import in a quiet moment; writing the same file again is always safe.
+func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []*ticketing.Event) error {
+	now := s.clock.Now()
+	inImport := make(map[string]*ticketing.Event, len(events))
+	for i, e := range events {
+		if e.OrganizerID != organizerID {
+			return fmt.Errorf("import events[%d] (%s): built for organizer %q, not %q", i, e.ID, e.OrganizerID, organizerID)
+		}
+		inImport[e.ID] = e
+	}
+	var problems ticketing.ImportErrors
+	existing := make([]*ticketing.Event, len(events))
+	for i, e := range events {
+		path := fmt.Sprintf("events[%d]", i)
+		old, found, err := s.loadCatalogEvent(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		if found && old.OrganizerID != organizerID {
+			problems = append(problems, ticketing.ImportError{Path: path + ".ref", Message: "event id " + e.ID + " belongs to another organizer"})
+			continue
+		}
+		existing[i] = old
+		if e.Slug != nil {
+			other, err := s.GetEventBySlug(ctx, organizerID, *e.Slug, ticketing.EnvTest)
+			switch {
+			case ticketing.IsCode(err, ticketing.CodeNotFound):
+			case err != nil:
+				return fmt.Errorf("check slug of %s: %w", e.ID, err)
+			case other.ID != e.ID && slugStaysWith(other.ID, *e.Slug, inImport):
+				problems = append(problems, ticketing.ImportError{
+					Path:    path + ".slug",
+					Message: fmt.Sprintf("%q is already used by event %s (ref %q)", *e.Slug, other.ID, other.Ref),
+				})
+			}
+		}
+		if !found {
+			continue
+		}
+		for _, env := range []ticketing.Environment{ticketing.EnvTest, ticketing.EnvLive} {
+			stock, err := s.GetStock(ctx, e.ID, env, "")
+			if err != nil {
+				return fmt.Errorf("check stock of %s: %w", e.ID, err)
+			}
+			problems = append(problems, ticketing.CheckReimport(path, old, e, env, stock, now)...)
+		}
+	}
+	if err := problems.Err(); err != nil {
+		return err
+	}
+	for i, e := range events {
+		if old := existing[i]; old != nil && !old.CreatedAt.IsZero() {
+			e.CreatedAt = old.CreatedAt
+		}
+		if err := s.PutEvent(ctx, e); err != nil {
+			return fmt.Errorf("import events[%d] (ref %q): %w", i, e.Ref, err)
+		}
+	}
+	return nil
+}
+
+// slugStaysWith reports whether the event holding slug keeps it after the import:
+// it does unless the import gives that event another slug.
+func slugStaysWith(eventID, slug string, inImport map[string]*ticketing.Event) bool {
+	e, ok := inImport[eventID]
+	return !ok || (e.Slug != nil && *e.Slug == slug)
+}
+
+// GetCatalogEvent reads an organizer's event in any status, drafts included, with
+// its seating map: the operator's view of the catalog, never the API's.
+func (s *Store) GetCatalogEvent(ctx context.Context, organizerID, eventID string) (*ticketing.Event, error) {
+	if !validID(eventID) {
+		return nil, ticketing.NotFound("event")
+	}
+	e, found, err := s.loadCatalogEvent(ctx, eventID)
+	if err != nil {
+		return nil, err
+	}
+	if !found || e.OrganizerID != organizerID {
+		return nil, ticketing.NotFound("event")
+	}
+	return e, nil
+}
+
+// loadCatalogEvent reads an event and its map whatever its owner and status, and
+// reports whether it exists. Consistent reads: the import decides on what it sees.
+func (s *Store) loadCatalogEvent(ctx context.Context, eventID string) (*ticketing.Event, bool, error) {
+	var meta map[string]types.AttributeValue
+	var parts [][]byte
+	var start map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			KeyConditionExpression:    aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(eventPK(eventID))},
+			ConsistentRead:            aws.Bool(true),
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("read event %s: %w", eventID, err)
+		}
+		for _, it := range out.Items {
+			sk, _ := it["SK"].(*types.AttributeValueMemberS)
+			switch {
+			case sk == nil:
+			case sk.Value == skEventMeta:
+				meta = it
+			case strings.HasPrefix(sk.Value, "MAP#"):
+				if b, ok := it["z"].(*types.AttributeValueMemberB); ok {
+					parts = append(parts, b.Value)
+				}
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			break
+		}
+		start = out.LastEvaluatedKey
+	}
+	if meta == nil {
+		return nil, false, nil
+	}
+	var it eventItem
+	if err := unmarshal(meta, &it); err != nil {
+		return nil, false, fmt.Errorf("decode event %s: %w", eventID, err)
+	}
+	e, err := it.event()
+	if err != nil {
+		return nil, false, err
+	}
+	e.OrganizerID = it.Org
+	if it.MapParts > 0 && len(parts) > it.MapParts {
+		parts = parts[:it.MapParts]
+	}
+	if len(parts) > 0 {
+		if e.Seating, err = decodeSeating(parts); err != nil {
+			return nil, false, fmt.Errorf("event %s: %w", eventID, err)
+		}
+	}
+	return e, true, nil
+}

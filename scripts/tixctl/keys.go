@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"tix/internal/auth"
+	"tix/internal/ticketing"
+)
+
+// createdKey is the one output that carries a secret.
+type createdKey struct {
+	Secret string `json:"secret"`
+	auth.Key
+}
+
+// keyView is a stored key as listed: never its secret.
+type keyView struct {
+	auth.Key
+	Status string `json:"status"` // active, revoked or expired
+}
+
+func viewOf(k auth.Key, now time.Time) keyView {
+	v := keyView{Key: k, Status: "active"}
+	switch {
+	case k.RevokedAt != nil:
+		v.Status = "revoked"
+	case !k.Usable(now):
+		v.Status = "expired"
+	}
+	if v.Scopes == nil {
+		v.Scopes = []string{}
+	}
+	if v.AllowedOrigins == nil {
+		v.AllowedOrigins = []string{}
+	}
+	if v.AllowedIPs == nil {
+		v.AllowedIPs = []string{}
+	}
+	return v
+}
+
+func keysCreate(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	org := fs.String("organizer", "", "organizer id")
+	typ := fs.String("type", "", "sk (secret, servers) or pk (publishable, browsers)")
+	env := fs.String("env", "", "test or live")
+	var scopes, origins, ips listFlag
+	fs.Var(&scopes, "scopes", "comma-separated scopes (default: the type's default set)")
+	fs.Var(&origins, "origin", "allowed browser origin (pk only; repeatable or comma list)")
+	fs.Var(&ips, "ip", "allowed IP address or CIDR (sk only; repeatable or comma list)")
+	expires := fs.String("expires", "", "expiry: RFC 3339 time or a duration like 720h")
+	name := fs.String("name", "", "label")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	if err := required("organizer", *org); err != nil {
+		return err
+	}
+	kt := auth.KeyType(*typ)
+	if kt != auth.Secret && kt != auth.Publishable {
+		return usagef("--type must be sk or pk")
+	}
+	environment := ticketing.Environment(*env)
+	if !environment.Valid() {
+		return usagef("--env must be test or live")
+	}
+	now := a.clock.Now()
+	k := auth.Key{
+		ID: auth.NewKeyID(), OrganizerID: *org, Type: kt, Environment: environment, Name: *name,
+		Scopes: auth.DefaultScopes(kt), AllowedOrigins: []string{}, AllowedIPs: []string{}, CreatedAt: now,
+	}
+	if len(scopes) > 0 {
+		if err := auth.ValidateScopes(kt, scopes); err != nil {
+			return usagef("--scopes: %v", err)
+		}
+		k.Scopes = dedupe(scopes)
+	}
+	switch kt {
+	case auth.Publishable:
+		if len(ips) > 0 {
+			return usagef("--ip is for secret keys only; a publishable key is bound to origins")
+		}
+		if len(origins) == 0 {
+			return usagef("a publishable key needs at least one --origin (e.g. --origin https://shop.example)")
+		}
+		for _, o := range origins {
+			n, err := auth.NormalizeOrigin(o)
+			if err != nil {
+				return usagef("--origin: %v", err)
+			}
+			k.AllowedOrigins = append(k.AllowedOrigins, n)
+		}
+		k.AllowedOrigins = dedupe(k.AllowedOrigins)
+	case auth.Secret:
+		if len(origins) > 0 {
+			return usagef("--origin is for publishable keys only")
+		}
+		for _, ip := range ips {
+			p, err := auth.ParseAllowedIP(ip)
+			if err != nil {
+				return usagef("--ip: %v", err)
+			}
+			k.AllowedIPs = append(k.AllowedIPs, p.String())
+		}
+		k.AllowedIPs = dedupe(k.AllowedIPs)
+	}
+	if *expires != "" {
+		at, err := parseExpiry(*expires, now)
+		if err != nil {
+			return err
+		}
+		k.ExpiresAt = &at
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := st.GetOrganizer(ctx, *org)
+	if err != nil {
+		return err
+	}
+	if environment == ticketing.EnvLive && !o.Verified {
+		return fmt.Errorf("organizer %s is not verified: live keys need a verified organizer (tixctl organizers verify --id %s)", o.ID, o.ID)
+	}
+	secret := auth.NewSecret(kt, environment)
+	k.Last4 = secret[len(secret)-4:]
+	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+		return err
+	}
+	return a.emit(createdKey{Secret: secret, Key: k}, func(w io.Writer) {
+		fmt.Fprintf(w, "Created %s %s key %s for %s.\n\n  %s\n\n", environment, kt, k.ID, o.ID, secret)
+		fmt.Fprintln(w, "This secret is shown once and cannot be shown again: store it now.")
+		fmt.Fprintf(w, "scopes:  %s\n", strings.Join(k.Scopes, ", "))
+		if len(k.AllowedOrigins) > 0 {
+			fmt.Fprintf(w, "origins: %s\n", strings.Join(k.AllowedOrigins, ", "))
+		}
+		if len(k.AllowedIPs) > 0 {
+			fmt.Fprintf(w, "ips:     %s\n", strings.Join(k.AllowedIPs, ", "))
+		}
+		if k.ExpiresAt != nil {
+			fmt.Fprintf(w, "expires: %s\n", formatTime(k.ExpiresAt))
+		}
+	})
+}
+
+// parseExpiry accepts an RFC 3339 time or a duration from now; it must be in the future.
+func parseExpiry(s string, now time.Time) (time.Time, error) {
+	at, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		d, derr := time.ParseDuration(s)
+		if derr != nil {
+			return time.Time{}, usagef("--expires must be an RFC 3339 time (2026-12-31T23:59:59Z) or a duration (720h)")
+		}
+		at = now.Add(d)
+	}
+	at = at.UTC().Truncate(time.Second)
+	if !at.After(now) {
+		return time.Time{}, usagef("--expires must be in the future")
+	}
+	return at, nil
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func keysList(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("keys list", flag.ContinueOnError)
+	org := fs.String("organizer", "", "organizer id")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	if err := required("organizer", *org); err != nil {
+		return err
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := st.GetOrganizer(ctx, *org); err != nil {
+		return err
+	}
+	keys, err := st.ListKeys(ctx, *org)
+	if err != nil {
+		return err
+	}
+	now := a.clock.Now()
+	views := make([]keyView, len(keys))
+	for i, k := range keys {
+		views[i] = viewOf(k, now)
+	}
+	return a.emit(views, func(w io.Writer) {
+		if len(views) == 0 {
+			fmt.Fprintf(w, "Organizer %s has no keys: tixctl keys create --organizer %s --type sk --env test\n", *org, *org)
+			return
+		}
+		rows := make([][]string, len(views))
+		for i, v := range views {
+			bound := strings.Join(append(append([]string{}, v.AllowedOrigins...), v.AllowedIPs...), ",")
+			if bound == "" {
+				bound = "-"
+			}
+			rows[i] = []string{v.ID, string(v.Type) + "_" + string(v.Environment), "..." + v.Last4, v.Status, formatTime(v.ExpiresAt), bound, v.Name}
+		}
+		table(w, []string{"ID", "KIND", "LAST4", "STATUS", "EXPIRES", "BOUND TO", "NAME"}, rows)
+	})
+}
+
+func keysRevoke(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
+	id := fs.String("id", "", "key id (key_...)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	if err := required("id", *id); err != nil {
+		return err
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	k, err := st.RevokeKey(ctx, *id, a.clock.Now())
+	if err != nil {
+		return err
+	}
+	v := viewOf(*k, a.clock.Now())
+	return a.emit(v, func(w io.Writer) {
+		fmt.Fprintf(w, "Revoked key %s (%s_%s ...%s) at %s; it stops authenticating at once.\n",
+			v.ID, v.Type, v.Environment, v.Last4, formatTime(v.RevokedAt))
+	})
+}

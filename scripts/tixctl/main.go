@@ -1,0 +1,34 @@
+// Command tixctl is the operator's tool, a stand-in for the organizer dashboard:
+// organizers, API keys, catalog import and table setup, straight against
+// DynamoDB (DynamoDB Local by default). docs/tixctl.md describes every command.
+package main
+
+import (
+	"io"
+	"os"
+	_ "time/tzdata" // catalog time zones validate on machines without zoneinfo
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// commands is the dispatch table: "group name" -> implementation. New groups
+// (webhooks ...) add their entries here.
+var commands = []command{
+	{"organizers create", "--name NAME [--id org_x]", "create an organizer", organizersCreate},
+	{"organizers verify", "--id ID [--unverify]", "mark an organizer verified (live keys need it)", organizersVerify},
+	{"organizers list", "", "list organizers", organizersList},
+	{"keys create", "--organizer ID --type sk|pk --env test|live [--scopes a,b] [--origin URL]... [--ip CIDR]... [--expires RFC3339|DURATION] [--name LABEL]", "create an API key; prints its secret once", keysCreate},
+	{"keys list", "--organizer ID", "list an organizer's keys (never secrets)", keysList},
+	{"keys revoke", "--id key_x", "revoke a key at once", keysRevoke},
+	{"catalog import", "--organizer ID FILE|-", "validate and import a catalog file (docs/catalog-import.md)", catalogImport},
+	{"catalog validate", "[--organizer ID] FILE|-", "validate a catalog file without writing", catalogValidate},
+	{"table create", "", "create the table if it does not exist", tableCreate},
+}
+
+// run is tixctl with its arguments and outputs: it returns the exit code (0 ok,
+// 1 failed, 2 usage).
+func run(args []string, stdout, stderr io.Writer) int {
+	return newApp(stdout, stderr, os.Stdin).run(args)
+}
