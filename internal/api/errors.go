@@ -30,7 +30,6 @@ var statusOf = map[ticketing.Code]int{
 	ticketing.CodeRateLimited:          http.StatusTooManyRequests,
 	ticketing.CodeInternal:             http.StatusInternalServerError,
 	ticketing.CodePaymentProviderError: http.StatusBadGateway,
-	ticketing.CodeUnavailable:          http.StatusServiceUnavailable,
 }
 
 type errorBody struct {

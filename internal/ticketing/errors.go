@@ -30,7 +30,6 @@ const (
 	CodeRateLimited          Code = "rate_limited"
 	CodeInternal             Code = "internal_error"
 	CodePaymentProviderError Code = "payment_provider_error"
-	CodeUnavailable          Code = "service_unavailable"
 )
 
 // Error is the one error type that travels from the domain and the store to the
