@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -16,30 +17,39 @@ import (
 
 // keyItem is an API key, addressed by the hash of its secret. It also carries the
 // key's rate-limit windows (rl_<bucket>_w, rl_<bucket>_n) so that authenticating
-// and counting a request is one conditional UpdateItem.
+// and counting a request is one conditional UpdateItem. It is in no index, so that
+// update costs one write unit; keyRefItem (by key id, indexed for listing) holds
+// a copy of the key for the operator's list and revoke.
 type keyItem struct {
-	PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK string
-	Hash                                   string `json:"hash"`
+	PK, SK string
+	Hash   string `json:"hash"`
+	auth.Key
+}
+
+type keyRefItem struct {
+	PK, SK, GSI1PK, GSI1SK string
+	Hash                   string `json:"hash"`
 	auth.Key
 }
 
 // CreateKey stores a key by the hash of its secret; the secret itself is never stored.
 func (s *Store) CreateKey(ctx context.Context, k auth.Key, hash string) error {
-	item, err := marshal(keyItem{
-		PK: keyPK(hash), SK: skKey,
-		GSI1PK: keyListPK(k.OrganizerID), GSI1SK: sortTime(k.CreatedAt) + "#" + k.ID,
-		GSI2PK: keyIDPK(k.ID), GSI2SK: skKey,
-		Hash: hash, Key: k,
-	})
+	item, err := marshal(keyItem{PK: keyPK(hash), SK: skKey, Hash: hash, Key: k})
 	if err != nil {
 		return fmt.Errorf("marshal key %s: %w", k.ID, err)
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: aws.String("attribute_not_exists(PK)"),
-	})
-	if _, ok := isConditionFailed(err); ok {
-		return ticketing.Errorf(ticketing.CodeConflict, "key already exists")
+	ref, err := marshal(keyRefItem{PK: keyIDPK(k.ID), SK: skKey,
+		GSI1PK: keyListPK(k.OrganizerID), GSI1SK: sortTime(k.CreatedAt) + "#" + k.ID, Hash: hash, Key: k})
+	if err != nil {
+		return fmt.Errorf("marshal key %s: %w", k.ID, err)
+	}
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(s.table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+		{Put: &types.Put{TableName: aws.String(s.table), Item: ref, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+	}})
+	var tc *types.TransactionCanceledException
+	if errors.As(err, &tc) {
+		return ticketing.Errorf(ticketing.CodeConflict, "key %s already exists", k.ID)
 	}
 	if err != nil {
 		return fmt.Errorf("put key %s: %w", k.ID, err)
@@ -61,7 +71,7 @@ func (s *Store) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, e
 			return nil, fmt.Errorf("list keys of %s: %w", organizerID, err)
 		}
 		for _, item := range page.Items {
-			var it keyItem
+			var it keyRefItem
 			if err := unmarshal(item, &it); err != nil {
 				return nil, fmt.Errorf("decode key: %w", err)
 			}
@@ -72,40 +82,40 @@ func (s *Store) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, e
 }
 
 // RevokeKey marks a key revoked by its public id; it stops authenticating at once.
+// Revoking a revoked key keeps the first revocation time.
 func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String("GSI2"),
-		KeyConditionExpression:    aws.String("GSI2PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s2(keyIDPK(keyID))},
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("find key %s: %w", keyID, err)
 	}
-	if len(out.Items) == 0 {
+	if out.Item == nil {
 		return nil, ticketing.NotFound("key " + keyID)
 	}
-	var it keyItem
-	if err := unmarshal(out.Items[0], &it); err != nil {
+	var it keyRefItem
+	if err := unmarshal(out.Item, &it); err != nil {
 		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
 	}
 	if it.RevokedAt != nil {
-		return &it.Key, nil // already revoked: keep the first time
+		return &it.Key, nil
 	}
-	up, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: keyOf(keyPK(it.Hash), skKey),
-		UpdateExpression:          aws.String("SET revoked_at = :t"),
-		ConditionExpression:       aws.String("attribute_exists(PK)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(at.UTC().Format(time.RFC3339Nano))},
-		ReturnValues:              types.ReturnValueAllNew,
-	})
-	if err != nil {
+	t := at.UTC()
+	revoke := func(pk string) types.TransactWriteItem {
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, skKey),
+			UpdateExpression:          aws.String("SET revoked_at = :t"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(t.Format(time.RFC3339Nano))},
+		}}
+	}
+	if _, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{revoke(keyPK(it.Hash)), revoke(keyIDPK(keyID))},
+	}); err != nil {
 		return nil, fmt.Errorf("revoke key %s: %w", keyID, err)
 	}
-	var done keyItem
-	if err := unmarshal(up.Attributes, &done); err != nil {
-		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
-	}
-	return &done.Key, nil
+	it.RevokedAt = &t
+	return &it.Key, nil
 }
 
 // Admit looks up the key with the given hash and, in the same conditional write,
