@@ -58,9 +58,8 @@ func (s *Stock) TierCount(e *Event, t *Tier, occurrenceID string, now time.Time)
 	var c TierCount
 	for _, occ := range occs {
 		c.Total += t.Capacity
-		if !t.Seated {
+		if !t.Seated && s != nil {
 			c.Sold += s.Sold[StockKey{occ, t.ID}]
-			continue
 		}
 	}
 	held := 0

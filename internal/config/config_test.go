@@ -1,0 +1,36 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"tix/internal/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoad_DefaultsAreTheContractFigures(t *testing.T) {
+	c, err := config.Load(env(map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReadsPerWindow != 600 || c.WritesPerWindow != 60 || c.RateWindow != time.Minute || c.HoldTTL != 15*time.Minute ||
+		c.TestOrderTTL != 15*time.Minute || c.MaxBodyBytes != 65536 || c.Table != "tix" {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestLoad_EveryBadValueIsReportedByName(t *testing.T) {
+	_, err := config.Load(env(map[string]string{
+		"TIX_RATE_READS": "many", "TIX_RATE_WINDOW": "-1s", "TIX_HOLD_TTL": "15", "TIX_LOG_FORMAT": "xml", "TIX_CURSOR_SECRET": "short",
+	}))
+	if err == nil {
+		t.Fatal("bad configuration accepted")
+	}
+	for _, name := range []string{"TIX_RATE_READS", "TIX_RATE_WINDOW", "TIX_HOLD_TTL", "TIX_LOG_FORMAT", "TIX_CURSOR_SECRET"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s:\n%v", name, err)
+		}
+	}
+}
