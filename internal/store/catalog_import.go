@@ -35,7 +35,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 	existing := make([]*ticketing.Event, len(events))
 	for i, e := range events {
 		path := fmt.Sprintf("events[%d]", i)
-		old, found, err := s.loadCatalogEvent(ctx, e.ID)
+		old, found, err := s.loadEvent(ctx, e.ID, true)
 		if err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 		}
 		existing[i] = old
 		if e.Slug != nil {
-			other, err := s.GetEventBySlug(ctx, organizerID, *e.Slug, ticketing.EnvTest)
+			other, err := s.slugOwner(ctx, organizerID, *e.Slug)
 			switch {
 			case ticketing.IsCode(err, ticketing.CodeNotFound):
 			case err != nil:
@@ -95,7 +95,7 @@ func (s *Store) GetCatalogEvent(ctx context.Context, organizerID, eventID string
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
-	e, found, err := s.loadCatalogEvent(ctx, eventID)
+	e, found, err := s.loadEvent(ctx, eventID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +105,10 @@ func (s *Store) GetCatalogEvent(ctx context.Context, organizerID, eventID string
 	return e, nil
 }
 
-// loadCatalogEvent reads an event and its map whatever its owner and status, and
-// reports whether it exists. Consistent reads: the import decides on what it sees.
-func (s *Store) loadCatalogEvent(ctx context.Context, eventID string) (*ticketing.Event, bool, error) {
+// loadEvent reads an event and its map whatever its owner and status, in one
+// Query of its partition, and reports whether it exists. The import reads
+// consistently (it decides on what it sees); the seating endpoint does not.
+func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) (*ticketing.Event, bool, error) {
 	var meta map[string]types.AttributeValue
 	var parts [][]byte
 	var start map[string]types.AttributeValue
@@ -116,12 +117,14 @@ func (s *Store) loadCatalogEvent(ctx context.Context, eventID string) (*ticketin
 			TableName:                 aws.String(s.table),
 			KeyConditionExpression:    aws.String("PK = :pk"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(eventPK(eventID))},
-			ConsistentRead:            aws.Bool(true),
+			ConsistentRead:            aws.Bool(consistent),
 			ExclusiveStartKey:         start,
+			ReturnConsumedCapacity:    s.rcc(),
 		})
 		if err != nil {
 			return nil, false, fmt.Errorf("read event %s: %w", eventID, err)
 		}
+		s.record("GetEventWithSeating", out.ConsumedCapacity)
 		for _, it := range out.Items {
 			sk, _ := it["SK"].(*types.AttributeValueMemberS)
 			switch {
@@ -160,4 +163,26 @@ func (s *Store) loadCatalogEvent(ctx context.Context, eventID string) (*ticketin
 		}
 	}
 	return e, true, nil
+}
+
+// slugOwner finds the organizer's event holding slug, drafts included (the API's
+// GetEventBySlug hides drafts, but a draft's slug is taken all the same).
+func (s *Store) slugOwner(ctx context.Context, organizerID, slug string) (*ticketing.Event, error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String("GSI3"),
+		KeyConditionExpression:    aws.String("GSI3PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(slugPK(organizerID, slug))},
+		Limit:                     aws.Int32(1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find event by slug %q: %w", slug, err)
+	}
+	if len(out.Items) == 0 {
+		return nil, ticketing.NotFound("event")
+	}
+	var it eventItem
+	if err := unmarshal(out.Items[0], &it); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	return it.event()
 }

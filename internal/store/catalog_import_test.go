@@ -171,3 +171,20 @@ func TestImportCatalog_SlugTakenByAnotherEvent(t *testing.T) {
 		t.Errorf("slug hand-over: %v", err)
 	}
 }
+
+// A draft's slug is taken too, though the API cannot see the draft.
+func TestImportCatalog_SlugTakenByADraft(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t, nil)
+	draft := strings.Replace(gaCatalog("Rock Night", 500), `"status": "published"`, `"status": "draft"`, 1)
+	if !strings.Contains(draft, `"status": "draft"`) {
+		t.Fatal("fixture has no published status to turn into a draft")
+	}
+	if err := importCatalog(t, st, importT0, draft); err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Replace(gaCatalog("Other", 10), `"ref": "rock"`, `"ref": "other"`, 1)
+	if p := ticketing.ImportProblems(importCatalog(t, st, importT0, other)); len(p) != 1 || !strings.Contains(p[0].String(), "events[0].slug") {
+		t.Fatalf("problems = %v, want the slug taken by the draft", p)
+	}
+}

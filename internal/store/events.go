@@ -274,47 +274,12 @@ func (s *Store) GetEventWithSeating(ctx context.Context, organizerID, eventID st
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
-	var items []map[string]types.AttributeValue
-	var start map[string]types.AttributeValue
-	for {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			KeyConditionExpression:    aws.String("PK = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(eventPK(eventID))},
-			ExclusiveStartKey:         start,
-			ReturnConsumedCapacity:    s.rcc(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("get seating of %s: %w", eventID, err)
-		}
-		s.record("GetEventWithSeating", out.ConsumedCapacity)
-		items = append(items, out.Items...)
-		if out.LastEvaluatedKey == nil {
-			break
-		}
-		start = out.LastEvaluatedKey
-	}
-	var meta map[string]types.AttributeValue
-	var parts [][]byte
-	for _, it := range items {
-		sk := it["SK"].(*types.AttributeValueMemberS).Value
-		switch {
-		case sk == skEventMeta:
-			meta = it
-		case strings.HasPrefix(sk, "MAP#"):
-			if b, ok := it["z"].(*types.AttributeValueMemberB); ok {
-				parts = append(parts, b.Value)
-			}
-		}
-	}
-	e, err := visibleEvent(meta, organizerID, env)
+	e, found, err := s.loadEvent(ctx, eventID, false)
 	if err != nil {
 		return nil, err
 	}
-	if len(parts) > 0 {
-		if e.Seating, err = decodeSeating(parts); err != nil {
-			return nil, fmt.Errorf("event %s: %w", eventID, err)
-		}
+	if !found || e.OrganizerID != organizerID || !e.Visible() {
+		return nil, ticketing.NotFound("event")
 	}
 	return e, nil
 }
