@@ -1,8 +1,9 @@
 // Package demo seeds the local stack and tests with a believable catalog: two
 // organizers and events of every kind the API serves (general admission, a
-// seating map, a recurring series, free, sales ended, past, draft). The catalog
-// is written in the import format (ticketing.CatalogFile), with dates relative
-// to the caller's now, and goes through the same validation as a file.
+// seating map, a recurring series, free, sales ended, past, draft), and promo
+// codes on the general-admission concert. The catalog is written in the import
+// format (ticketing.CatalogFile), with dates relative to the caller's now, and
+// goes through the same validation as a file.
 package demo
 
 import (
@@ -32,6 +33,12 @@ const (
 	RefPast       = "spring-gala"    // published, ended a month ago
 	RefDraft      = "secret-show"    // draft
 	RefOther      = "other-festival" // published, org_other's
+)
+
+// Promo codes of the general-admission concert (RefConcert).
+const (
+	PromoPercent = "DEMO10"     // 10% off any tier, unlimited
+	PromoFixed   = "FRIENDS500" // 500.00 RUB (50000 kopecks) off, at most 5 orders
 )
 
 // Result is what the demo catalog holds.
@@ -140,6 +147,9 @@ func price(kopecks int64) *int64 { return &kopecks }
 
 func count(n int) *int { return &n }
 
+// value is a promo code's value: a whole percent or kopecks.
+func value(v int64) *int64 { return &v }
+
 func coord(v float64) *float64 { return &v }
 
 func gaTier(ref, name string, kopecks int64, capacity int) ticketing.ImportTier {
@@ -168,6 +178,10 @@ func Catalog(now time.Time) *ticketing.CatalogFile {
 			Tiers: []ticketing.ImportTier{
 				gaTier("dance-floor", "Dance floor", 250000, 800),
 				gaTier("fan-zone", "Fan zone", 450000, 150),
+			},
+			PromoCodes: []ticketing.ImportPromo{
+				{Code: PromoPercent, Type: "percent", Value: value(10)},
+				{Code: PromoFixed, Type: "fixed", Value: value(50000), MaxUses: count(5)},
 			},
 		},
 		theatre(now),

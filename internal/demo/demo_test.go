@@ -47,6 +47,23 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 		if d := e.StartsAt.Sub(now); d < 29*24*time.Hour || d > 31*24*time.Hour || !e.IsSalesOpen("", now) {
 			t.Errorf("concert starts in %v, sales open %v", d, e.IsSalesOpen("", now))
 		}
+		if len(e.Promos) != 2 {
+			t.Fatalf("concert promo codes = %+v, want 2", e.Promos)
+		}
+		pct, ok := e.Promo("demo10")
+		if !ok || pct.Code != demo.PromoPercent || pct.Type != ticketing.PromoPercent || pct.Value != 10 || pct.MaxUses != 0 ||
+			len(pct.TierIDs) != 0 || !pct.Active(now) {
+			t.Errorf("%s = %+v, %v", demo.PromoPercent, pct, ok)
+		}
+		fixed, ok := e.Promo(demo.PromoFixed)
+		if !ok || fixed.Type != ticketing.PromoFixed || fixed.Value != 50000 || fixed.MaxUses != 5 || len(fixed.TierIDs) != 0 || !fixed.Active(now) {
+			t.Errorf("%s = %+v, %v", demo.PromoFixed, fixed, ok)
+		}
+		for _, ref := range []string{demo.RefTheatre, demo.RefSeries, demo.RefFree} {
+			if p := get(ref).Promos; len(p) != 0 {
+				t.Errorf("%s has promo codes %+v", ref, p)
+			}
+		}
 	})
 	t.Run("SeatedTheatre", func(t *testing.T) {
 		e := get(demo.RefTheatre)
@@ -127,6 +144,37 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 			t.Error("existing theatre returned without its map")
 		}
 	})
+}
+
+func TestSeed_ReimportReplacesPromoCodes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := testenv.Store(t, nil)
+	if _, err := demo.Seed(ctx, st, now); err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	f := demo.Catalog(now)
+	f.Events = f.Events[:1] // the concert
+	f.Events[0].PromoCodes = []ticketing.ImportPromo{{Code: "late-bird", Type: "percent", Value: new(int64(5)), Tiers: []string{"fan-zone"}}}
+	events, err := ticketing.BuildCatalog(demo.OrganizerID, f, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ImportCatalog(ctx, demo.OrganizerID, events); err != nil {
+		t.Fatalf("re-import: %v", err)
+	}
+	id := ticketing.CatalogEventID(demo.OrganizerID, demo.RefConcert)
+	e, err := st.GetCatalogEvent(ctx, demo.OrganizerID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fanZone := ticketing.CatalogTierID(demo.OrganizerID, demo.RefConcert, "fan-zone")
+	if len(e.Promos) != 1 || e.Promos[0].Code != "LATE-BIRD" || len(e.Promos[0].TierIDs) != 1 || e.Promos[0].TierIDs[0] != fanZone {
+		t.Errorf("promo codes after the re-import = %+v, want only LATE-BIRD for the fan zone", e.Promos)
+	}
+	if _, ok := e.Promo(demo.PromoPercent); ok {
+		t.Errorf("%s survived a re-import without it", demo.PromoPercent)
+	}
 }
 
 func TestLargeSeatedEvent(t *testing.T) {

@@ -206,7 +206,40 @@ func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
 	if err != nil {
 		return fmt.Errorf("write event %s: %w", e.ID, err)
 	}
+	// Tier references let an order name only tier_id (no event_id).
+	for _, t := range e.Tiers {
+		if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(s.table),
+			Item: map[string]types.AttributeValue{
+				"PK": str(tierPK(t.ID)), "SK": str(skTier), "org": str(e.OrganizerID), "event": str(e.ID),
+			},
+		}); err != nil {
+			return fmt.Errorf("write tier reference %s: %w", t.ID, err)
+		}
+	}
 	return nil
+}
+
+// TierEvent finds the organizer and event of a tier (one GetItem); "" when unknown.
+func (s *Store) TierEvent(ctx context.Context, tierID string) (string, string, error) {
+	if !validID(tierID) {
+		return "", "", nil
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(tierPK(tierID), skTier), ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return "", "", fmt.Errorf("find tier %s: %w", tierID, err)
+	}
+	s.record("TierEvent", out.ConsumedCapacity)
+	var it struct {
+		Org   string `json:"org"`
+		Event string `json:"event"`
+	}
+	if err := unmarshal(out.Item, &it); err != nil {
+		return "", "", fmt.Errorf("decode tier %s: %w", tierID, err)
+	}
+	return it.Org, it.Event, nil
 }
 
 func withVal(m map[string]types.AttributeValue, k string, v types.AttributeValue) map[string]types.AttributeValue {

@@ -13,6 +13,13 @@ const (
 	skKey       = "KEY"
 	skEventMeta = "META"
 	orgListPK   = "ORGS"
+	skTier      = "TIER"
+	skIdem      = "IDEM"
+	skHold      = "HOLD"
+	skHoldIP    = "HIP"
+	skOrder     = "ORDER"
+	skTicket    = "TKT"
+	skEvent     = "EVENT"
 )
 
 func orgPK(id string) string              { return "ORG#" + id }
@@ -25,6 +32,14 @@ func slugPK(org, slug string) string      { return "SLUG#" + org + "#" + slug }
 func stockPK(event, env string) string    { return "STK#" + event + "#" + env }
 func stockTierSK(occ, tier string) string { return occ + "#T#" + tier }
 func stockSeatSK(occ, seat string) string { return occ + "#S#" + seat }
+func tierPK(id string) string             { return "TIER#" + id }
+func holdPK(id string) string             { return "HOLD#" + id }
+func holdIPPK(key string) string          { return "HIP#" + key }
+func orderPK(id string) string            { return "ORD#" + id }
+func orderListPK(org, env string) string  { return "ORDERS#" + org + "#" + env }
+func ticketPK(env, number string) string  { return "TKT#" + env + "#" + number }
+func outboxPK(id string) string           { return "OEVT#" + id }
+func promoSK(code string) string          { return "PROMO#" + code }
 func mapChunkSK(i int) string             { return "MAP#" + pad3(i) }
 func sortTime(t time.Time) string         { return t.UTC().Format(time.RFC3339) }
 func keyOf(pk, sk string) map[string]types.AttributeValue {

@@ -83,7 +83,8 @@ type Event struct {
 	Tiers          []Tier          `json:"tiers"`
 	Seating        *Seating        `json:"-"` // stored apart; loaded only for the seating map
 	HasSeating     bool            `json:"has_seating"`
-	Zones          []ZoneSummary   `json:"zones"` // zones without seats, for availability
+	Zones          []ZoneSummary   `json:"zones"`            // zones without seats, for availability
+	Promos         []Promo         `json:"promos,omitempty"` // never shown to keys; used by orders
 	CreatedAt      time.Time       `json:"created_at"`
 	UpdatedAt      time.Time       `json:"updated_at"`
 	Extra          json.RawMessage `json:"-"`

@@ -30,6 +30,7 @@ const (
 	MaxTierCapacity        = 1_000_000
 	MaxPrice               = 100_000_000_000 // kopecks: one billion rubles
 	MaxPersonsIncluded     = 100
+	MaxPromoCodesPerEvent  = 100
 )
 
 // CatalogFile is the import document: {"events": [...]}.
@@ -67,6 +68,7 @@ type ImportEvent struct {
 	Occurrences    []ImportOccurrence `json:"occurrences,omitempty"`
 	Tiers          []ImportTier       `json:"tiers,omitempty"`
 	Seating        *ImportSeating     `json:"seating,omitempty"`
+	PromoCodes     []ImportPromo      `json:"promo_codes,omitempty"`
 }
 
 // ImportGenre classifies an event.
@@ -119,6 +121,20 @@ type ImportTier struct {
 	Color           string `json:"color,omitempty"`
 	SalesStartAt    string `json:"sales_start_at,omitempty"`
 	SalesEndAt      string `json:"sales_end_at,omitempty"`
+}
+
+// ImportPromo is a promo code of the event. Code is compared case-insensitively
+// and stored upper-case; Value is a whole percent (1-100) or kopecks off (>= 1);
+// MaxUses absent is unlimited; Tiers lists tier refs of the event, none = every
+// tier.
+type ImportPromo struct {
+	Code     string   `json:"code"`
+	Type     string   `json:"type"`
+	Value    *int64   `json:"value"`
+	StartsAt string   `json:"starts_at,omitempty"`
+	EndsAt   string   `json:"ends_at,omitempty"`
+	MaxUses  *int     `json:"max_uses,omitempty"`
+	Tiers    []string `json:"tiers,omitempty"`
 }
 
 // ImportSeating is the seating map.
@@ -365,6 +381,7 @@ var (
 	timezonePattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$`)
 	performerPattern = regexp.MustCompile(`^[a-z][a-z_-]{0,31}$`)
 	rowPattern       = regexp.MustCompile(`^[A-Za-z0-9._]{1,16}$`)
+	promoCodePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{3,32}$`)
 )
 
 // Palette gives tiers and zones without a color one by position.
@@ -540,6 +557,7 @@ func (b *catalogBuilder) event(path string, in *ImportEvent) *Event {
 	if in.Seating != nil {
 		b.seating(path, in, e)
 	}
+	b.promos(path, in, e)
 	return e
 }
 
@@ -1053,6 +1071,80 @@ func (b *catalogBuilder) seatedZone(zp string, in *ImportEvent, z *ImportZone, o
 			}
 			addSeat(rp, seat, ref, r.Tier)
 		}
+	}
+}
+
+// promos builds the event's promo codes. Tier refs become the tiers' ids.
+func (b *catalogBuilder) promos(path string, in *ImportEvent, e *Event) {
+	if len(in.PromoCodes) > MaxPromoCodesPerEvent {
+		b.add(path+".promo_codes", "at most %d promo codes", MaxPromoCodesPerEvent)
+	}
+	tierRefs := map[string]bool{}
+	for _, t := range in.Tiers {
+		tierRefs[t.Ref] = true
+	}
+	codes := map[string]int{} // normalised code -> index
+	for i, pc := range in.PromoCodes {
+		p := fmt.Sprintf("%s.promo_codes[%d]", path, i)
+		out := Promo{Code: NormalizePromoCode(pc.Code), Type: PromoType(pc.Type)}
+		switch {
+		case pc.Code == "":
+			b.add(p+".code", "required")
+		case !promoCodePattern.MatchString(pc.Code):
+			b.add(p+".code", "must be 3-32 characters of A-Z, a-z, 0-9, '-' or '_'")
+		default:
+			if j, dup := codes[out.Code]; dup {
+				if first := in.PromoCodes[j].Code; first != pc.Code {
+					b.add(p+".code", "duplicate code %q (also promo_codes[%d] as %q; codes are case-insensitive)", pc.Code, j, first)
+				} else {
+					b.add(p+".code", "duplicate code %q (also promo_codes[%d])", pc.Code, j)
+				}
+			} else {
+				codes[out.Code] = i
+			}
+		}
+		switch out.Type {
+		case "":
+			b.add(p+".type", "required: percent or fixed")
+		case PromoPercent, PromoFixed:
+		default:
+			b.add(p+".type", "must be percent or fixed")
+		}
+		switch {
+		case pc.Value == nil:
+			b.add(p+".value", "required (a whole percent for a percent code, kopecks for a fixed code)")
+		case out.Type == PromoPercent && (*pc.Value < 1 || *pc.Value > 100):
+			b.add(p+".value", "must be between 1 and 100 for a percent code")
+		case out.Type == PromoFixed && *pc.Value < 1:
+			b.add(p+".value", "must be >= 1 (kopecks) for a fixed code")
+		default:
+			out.Value = *pc.Value
+		}
+		out.StartsAt = b.time(p+".starts_at", pc.StartsAt, false)
+		out.EndsAt = b.time(p+".ends_at", pc.EndsAt, false)
+		b.window(p, out.StartsAt, out.EndsAt, "starts_at", "ends_at")
+		if pc.MaxUses != nil {
+			if *pc.MaxUses < 1 {
+				b.add(p+".max_uses", "must be >= 1 (omit it for unlimited uses)")
+			} else {
+				out.MaxUses = *pc.MaxUses
+			}
+		}
+		seen := map[string]int{}
+		for k, ref := range pc.Tiers {
+			tp := fmt.Sprintf("%s.tiers[%d]", p, k)
+			if j, dup := seen[ref]; dup {
+				b.add(tp, "duplicate tier %q (also tiers[%d])", ref, j)
+				continue
+			}
+			seen[ref] = k
+			if !tierRefs[ref] || ref == "" {
+				b.add(tp, "no tier with ref %q in this event's tiers", ref)
+				continue
+			}
+			out.TierIDs = append(out.TierIDs, CatalogTierID(b.org, in.Ref, ref))
+		}
+		e.Promos = append(e.Promos, out)
 	}
 }
 

@@ -2,6 +2,7 @@ package ticketing_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -59,6 +60,21 @@ func seriesEvent(ref string) map[string]any {
 		map[string]any{"ref": "w2", "starts_at": "2026-10-08T19:00:00+03:00", "ends_at": "2026-10-08T22:00:00+03:00"},
 	}
 	return e
+}
+
+// withPromos gives e the promo codes promos.
+func withPromos(e map[string]any, promos ...map[string]any) map[string]any {
+	list := make([]any, len(promos))
+	for i, p := range promos {
+		list[i] = p
+	}
+	e["promo_codes"] = list
+	return e
+}
+
+// promo is a valid promo code: percent 1-100, fixed in kopecks.
+func promo(code, typ string, value int) map[string]any {
+	return map[string]any{"code": code, "type": typ, "value": value}
 }
 
 func catalogJSON(t *testing.T, events ...map[string]any) []byte {
@@ -360,6 +376,84 @@ func TestParseCatalog_Rules(t *testing.T) {
 			delete(at(e, "seating", "zones", 0, "rows", 0), "tier")
 			return one(e)
 		}, []string{`events[0].tiers[1]: seated tier has no seats: make it the primary_tier of zone "stalls" or the tier of some of its seats`}},
+		{"PromoCodeRequired", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), map[string]any{"type": "percent", "value": 10}))
+		}, []string{"events[0].promo_codes[0].code: required"}},
+		{"PromoCodeFormat", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), promo("AB", "percent", 10), promo("TEN%OFF", "percent", 10),
+				promo(strings.Repeat("X", 33), "percent", 10), promo(" DEMO10", "percent", 10)))
+		}, []string{
+			"events[0].promo_codes[0].code: must be 3-32 characters of A-Z, a-z, 0-9, '-' or '_'",
+			"events[0].promo_codes[1].code: must be 3-32 characters of A-Z, a-z, 0-9, '-' or '_'",
+			"events[0].promo_codes[2].code: must be 3-32 characters of A-Z, a-z, 0-9, '-' or '_'",
+			"events[0].promo_codes[3].code: must be 3-32 characters of A-Z, a-z, 0-9, '-' or '_'",
+		}},
+		{"PromoCodeUniqueInEvent", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), promo("DEMO10", "percent", 10), promo("DEMO10", "fixed", 100)))
+		}, []string{`events[0].promo_codes[1].code: duplicate code "DEMO10" (also promo_codes[0])`}},
+		{"PromoCodeUniqueCaseInsensitively", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), promo("Demo10", "percent", 10), promo("other", "percent", 5), promo("dEMO10", "fixed", 100)))
+		}, []string{`events[0].promo_codes[2].code: duplicate code "dEMO10" (also promo_codes[0] as "Demo10"; codes are case-insensitive)`}},
+		{"PromoTypeRequired", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), map[string]any{"code": "DEMO10", "value": 10}))
+		}, []string{"events[0].promo_codes[0].type: required: percent or fixed"}},
+		{"PromoTypeEnum", func() []map[string]any { return one(withPromos(gaEvent("a"), promo("DEMO10", "amount", 10))) },
+			[]string{"events[0].promo_codes[0].type: must be percent or fixed"}},
+		{"PromoValueRequired", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), map[string]any{"code": "DEMO10", "type": "percent"}))
+		}, []string{"events[0].promo_codes[0].value: required (a whole percent for a percent code, kopecks for a fixed code)"}},
+		{"PromoPercentRange", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), promo("ZERO", "percent", 0), promo("TOO-MUCH", "percent", 101), promo("ALL", "percent", 100)))
+		}, []string{
+			"events[0].promo_codes[0].value: must be between 1 and 100 for a percent code",
+			"events[0].promo_codes[1].value: must be between 1 and 100 for a percent code",
+		}},
+		{"PromoFixedAtLeastOneKopeck", func() []map[string]any {
+			return one(withPromos(gaEvent("a"), promo("NOTHING", "fixed", 0), promo("MINUS", "fixed", -500)))
+		}, []string{
+			"events[0].promo_codes[0].value: must be >= 1 (kopecks) for a fixed code",
+			"events[0].promo_codes[1].value: must be >= 1 (kopecks) for a fixed code",
+		}},
+		{"PromoTimesRFC3339", func() []map[string]any {
+			p := promo("DEMO10", "percent", 10)
+			p["starts_at"] = "2026-08-01"
+			return one(withPromos(gaEvent("a"), p))
+		}, []string{"events[0].promo_codes[0].starts_at: must be an RFC 3339 date-time such as 2026-07-01T19:00:00+03:00"}},
+		{"PromoEndsAfterStarts", func() []map[string]any {
+			p := promo("DEMO10", "percent", 10)
+			p["starts_at"], p["ends_at"] = "2026-08-01T00:00:00+03:00", "2026-07-31T21:00:00Z"
+			return one(withPromos(gaEvent("a"), p))
+		}, []string{"events[0].promo_codes[0].ends_at: must be after starts_at"}},
+		{"PromoMaxUsesAtLeastOne", func() []map[string]any {
+			p := promo("DEMO10", "percent", 10)
+			p["max_uses"] = 0
+			return one(withPromos(gaEvent("a"), p))
+		}, []string{"events[0].promo_codes[0].max_uses: must be >= 1 (omit it for unlimited uses)"}},
+		{"PromoTierUnknown", func() []map[string]any {
+			p := promo("DEMO10", "percent", 10)
+			p["tiers"] = []any{"floor", "balcony", ""}
+			return one(withPromos(gaEvent("a"), p))
+		}, []string{
+			`events[0].promo_codes[0].tiers[1]: no tier with ref "balcony" in this event's tiers`,
+			`events[0].promo_codes[0].tiers[2]: no tier with ref "" in this event's tiers`,
+		}},
+		{"PromoTierOfAnotherEvent", func() []map[string]any {
+			p := promo("DEMO10", "percent", 10)
+			p["tiers"] = []any{"vip"}
+			return []map[string]any{seatedEvent("a"), withPromos(gaEvent("b"), p)}
+		}, []string{`events[1].promo_codes[0].tiers[0]: no tier with ref "vip" in this event's tiers`}},
+		{"PromoTierDuplicate", func() []map[string]any {
+			p := promo("DEMO10", "percent", 10)
+			p["tiers"] = []any{"vip", "stalls", "vip"}
+			return one(withPromos(seatedEvent("a"), p))
+		}, []string{`events[0].promo_codes[0].tiers[2]: duplicate tier "vip" (also tiers[0])`}},
+		{"PromoCodeLimit", func() []map[string]any {
+			var promos []map[string]any
+			for i := range ticketing.MaxPromoCodesPerEvent + 1 {
+				promos = append(promos, promo(fmt.Sprintf("CODE%03d", i), "percent", 10))
+			}
+			return one(withPromos(gaEvent("a"), promos...))
+		}, []string{"events[0].promo_codes: at most 100 promo codes"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -397,8 +491,18 @@ func TestParseCatalog_JSONProblems(t *testing.T) {
 			[]string{`events[0].titel: unknown field (did you mean "title"?) (line 1, column 26)`, "events[0].title: required"}},
 		{"UnknownFieldDeep", `{"events": [{"ref": "a", "tiers": [{"ref": "t", "name": "T", "prise": 1}]}]}`,
 			[]string{`events[0].tiers[0].prise: unknown field (did you mean "price"?) (line 1, column 62)`}},
-		{"UnknownTopLevelField", `{"events": [], "promo_codes": []}`,
+		{"UnknownTopLevelField", `{"events": [], "venues": []}`,
+			[]string{"venues: unknown field (line 1, column 16)"}},
+		{"PromoCodesBelongToEvents", `{"events": [], "promo_codes": []}`,
 			[]string{"promo_codes: unknown field (line 1, column 16)"}},
+		{"UnknownPromoField", `{"events": [{"ref": "a", "promo_codes": [{"code": "DEMO10", "max_use": 5}]}]}`,
+			[]string{`events[0].promo_codes[0].max_use: unknown field (did you mean "max_uses"?) (line 1, column 61)`}},
+		{"PromoValueInteger", `{"events": [{"ref": "a", "promo_codes": [{"code": "DEMO10", "type": "percent", "value": 12.5}]}]}`,
+			[]string{"events[0].promo_codes[0].value: must be an integer, not 12.5 (line 1, column 89)"}},
+		{"PromoTiersArray", `{"events": [{"ref": "a", "promo_codes": [{"code": "DEMO10", "tiers": "floor"}]}]}`,
+			[]string{"events[0].promo_codes[0].tiers: must be an array, not a string (line 1, column 70)"}},
+		{"PromoCodesArray", `{"events": [{"ref": "a", "promo_codes": {"code": "DEMO10"}}]}`,
+			[]string{"events[0].promo_codes: must be an array, not an object (line 1, column 41)"}},
 		{"FieldNamesAreCaseSensitive", `{"Events": []}`,
 			[]string{`Events: unknown field (did you mean "events"?) (line 1, column 2)`}},
 		{"DuplicateField", `{"events": [{"ref": "a", "ref": "b"}]}`,
@@ -567,6 +671,101 @@ func TestParseCatalog_BuildsEvents(t *testing.T) {
 	})
 }
 
+func TestParseCatalog_PromoCodes(t *testing.T) {
+	t.Parallel()
+	summer := promo("summer-10", "percent", 10)
+	summer["starts_at"], summer["ends_at"] = "2026-07-01T00:00:00+03:00", "2026-08-01T00:00:00+03:00"
+	summer["tiers"] = []any{"standing", "vip"}
+	friends := promo("Friends_500", "fixed", 50000)
+	friends["max_uses"] = 5
+	everyTier := promo("ALL-IN", "percent", 100)
+	everyTier["tiers"] = []any{}
+	events := parseOK(t, catalogJSON(t, withPromos(seatedEvent("a"), summer, friends, everyTier), gaEvent("b")))
+	e := events[0]
+	if len(e.Promos) != 3 {
+		t.Fatalf("promos = %+v, want 3", e.Promos)
+	}
+	s, f, all := e.Promos[0], e.Promos[1], e.Promos[2]
+	if s.Code != "SUMMER-10" || s.Type != ticketing.PromoPercent || s.Value != 10 || s.MaxUses != 0 {
+		t.Errorf("summer = %+v", s)
+	}
+	wantIDs := []string{ticketing.CatalogTierID("org_test", "a", "standing"), ticketing.CatalogTierID("org_test", "a", "vip")}
+	if !slices.Equal(s.TierIDs, wantIDs) || wantIDs[1] != e.Tiers[1].ID {
+		t.Errorf("summer tier ids = %v, want %v (in the file's order)", s.TierIDs, wantIDs)
+	}
+	if s.StartsAt == nil || !s.StartsAt.Equal(time.Date(2026, 6, 30, 21, 0, 0, 0, time.UTC)) || s.StartsAt.Location() != time.UTC ||
+		s.EndsAt == nil || !s.EndsAt.Equal(time.Date(2026, 7, 31, 21, 0, 0, 0, time.UTC)) {
+		t.Errorf("summer window = %v..%v, want UTC", s.StartsAt, s.EndsAt)
+	}
+	if !s.AppliesTo(e.Tiers[1].ID) || s.AppliesTo(e.Tiers[0].ID) {
+		t.Error("summer must apply to vip and not to stalls")
+	}
+	if f.Code != "FRIENDS_500" || f.Type != ticketing.PromoFixed || f.Value != 50000 || f.MaxUses != 5 ||
+		f.TierIDs != nil || f.StartsAt != nil || f.EndsAt != nil {
+		t.Errorf("friends = %+v", f)
+	}
+	if all.Code != "ALL-IN" || all.Value != 100 || len(all.TierIDs) != 0 || !all.AppliesTo(e.Tiers[0].ID) {
+		t.Errorf("an empty tiers list must mean every tier: %+v", all)
+	}
+	if p, ok := e.Promo(" friends_500 "); !ok || p.Code != "FRIENDS_500" {
+		t.Errorf("lookup by another case: %+v %v", p, ok)
+	}
+	if len(events[1].Promos) != 0 {
+		t.Errorf("event without promo_codes has promos %+v", events[1].Promos)
+	}
+	other, err := ticketing.ParseCatalog("org_other", catalogJSON(t, withPromos(seatedEvent("a"), summer)), importNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := other[0].Promos[0].TierIDs[0]; id != other[0].Tiers[2].ID || id == s.TierIDs[0] {
+		t.Errorf("tier id %s is not the organizer's tier id", id)
+	}
+}
+
+// The promo codes example of docs/catalog-import.md, added to the complete
+// example's first event, must stay valid.
+func TestCatalogImportDocPromoExampleParses(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/catalog-import.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := func(marker string) string {
+		t.Helper()
+		_, b, ok := strings.Cut(string(doc), "<!-- "+marker+" -->\n```json\n")
+		if !ok {
+			t.Fatalf("docs/catalog-import.md lost its <!-- %s --> block", marker)
+		}
+		b, _, _ = strings.Cut(b, "```")
+		return b
+	}
+	var file map[string]any
+	if err := json.Unmarshal([]byte(block("catalog-example")), &file); err != nil {
+		t.Fatal(err)
+	}
+	var fragment map[string]any
+	if err := json.Unmarshal([]byte("{"+block("promo-example")+"}"), &fragment); err != nil {
+		t.Fatal(err)
+	}
+	if len(fragment) != 1 || fragment["promo_codes"] == nil {
+		t.Fatalf("the promo example must be one \"promo_codes\" member, is %v", fragment)
+	}
+	at(file, "events", 0)["promo_codes"] = fragment["promo_codes"]
+	data, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := parseOK(t, data)[0]
+	if len(e.Promos) == 0 {
+		t.Fatal("the promo example builds no promo codes")
+	}
+	for _, p := range e.Promos {
+		if p.Code != strings.ToUpper(p.Code) {
+			t.Errorf("code %q not upper-cased", p.Code)
+		}
+	}
+}
+
 func TestParseCatalog_IDsAreDeterministic(t *testing.T) {
 	t.Parallel()
 	data := catalogJSON(t, seatedEvent("a"), seriesEvent("b"))
@@ -697,6 +896,7 @@ func TestCheckReimport(t *testing.T) {
 		return ""
 	}
 	ga, seated, series := build(gaEvent("a")), build(seatedEvent("a")), build(seriesEvent("a"))
+	withCodes := build(withPromos(gaEvent("a"), promo("DEMO10", "percent", 10)))
 	floor := ga.Tiers[0].ID
 	stallsTier, vipTier := seated.Tiers[0].ID, seated.Tiers[1].ID
 	w2 := series.Occurrences[1].ID
@@ -784,6 +984,9 @@ func TestCheckReimport(t *testing.T) {
 		{"SingleWithSalesCannotGainOccurrences", ga, func() map[string]any { return seriesEvent("a") },
 			ticketing.EnvTest, sold("-", floor, 1),
 			[]string{"events[0].kind: the event has 1 units or seats taken in test as a single event and cannot be given occurrences"}},
+		{"PromoCodesAreReplacedFreely", withCodes, func() map[string]any {
+			return withPromos(gaEvent("a"), promo("OTHER", "fixed", 100))
+		}, ticketing.EnvLive, sold("-", floor, 3), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,508 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+)
+
+// orderSortKey orders the listing index by creation, newest first when read
+// backwards; fixed width so that strings sort as times do.
+func orderSortKey(t time.Time, id string) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000000Z") + "#" + id
+}
+
+// An order item: top-level attributes for conditions and the listing index,
+// the whole order as a JSON document, and a version every write checks and
+// bumps, so that no update is lost between a read and a write.
+func orderAV(o *ticketing.Order, version int64) (map[string]types.AttributeValue, error) {
+	doc, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("encode order %s: %w", o.ID, err)
+	}
+	return map[string]types.AttributeValue{
+		"PK": str(orderPK(o.ID)), "SK": str(skOrder),
+		"GSI1PK": str(orderListPK(o.OrganizerID, string(o.Environment))), "GSI1SK": str(orderSortKey(o.CreatedAt, o.ID)),
+		"org": str(o.OrganizerID), "env": str(string(o.Environment)), "st": str(string(o.Status)),
+		"ev": str(o.EventID), "exp": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)),
+		"ver": num(strconv.FormatInt(version, 10)), "doc": str(string(doc)),
+	}, nil
+}
+
+func orderFrom(item map[string]types.AttributeValue) (*ticketing.Order, error) {
+	d, ok := item["doc"].(*types.AttributeValueMemberS)
+	if !ok {
+		return nil, fmt.Errorf("order item has no document")
+	}
+	var o ticketing.Order
+	if err := json.Unmarshal([]byte(d.Value), &o); err != nil {
+		return nil, fmt.Errorf("decode order: %w", err)
+	}
+	if v, ok := item["ver"].(*types.AttributeValueMemberN); ok {
+		o.Version, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	return &o, nil
+}
+
+// orderUpdate rewrites an order's document and status, conditional on the
+// version read (plus extra conditions), and bumps the version.
+func (s *Store) orderUpdate(o *ticketing.Order, extraCond string, e *exprs) (*types.Update, error) {
+	doc, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	cond := e.n("ver") + " = " + e.d(o.Version)
+	if extraCond != "" {
+		cond += " AND " + extraCond
+	}
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(orderPK(o.ID), skOrder),
+		UpdateExpression: aws.String("SET " + e.n("doc") + " = " + e.s(string(doc)) + ", " + e.n("st") + " = " + e.s(string(o.Status)) +
+			", " + e.n("ver") + " = " + e.d(o.Version+1)),
+		ConditionExpression:      aws.String(cond),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}, nil
+}
+
+func outboxPut(s *Store, ev *ticketing.OrderEvent) (types.TransactWriteItem, error) {
+	doc, err := json.Marshal(ev)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	// Undispatched events are found through a sparse, sharded index entry that
+	// delivery removes once it has fanned the event out to the endpoints.
+	h := fnv.New32a()
+	h.Write([]byte(ev.ID))
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table),
+		Item: map[string]types.AttributeValue{
+			"PK": str(outboxPK(ev.ID)), "SK": str(skEvent), "org": str(ev.OrganizerID), "env": str(string(ev.Environment)),
+			"type": str(ev.Type), "doc": str(string(doc)),
+			"GSI2PK": str("OUTBOX#" + strconv.Itoa(int(h.Sum32()%outboxShards))), "GSI2SK": str(ev.CreatedAt.UTC().Format(time.RFC3339Nano) + "#" + ev.ID),
+		},
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}}, nil
+}
+
+// outboxShards spreads undispatched events over index partitions.
+const outboxShards = 8
+
+// lineCounter is the tier counter update of a general-admission or standing line.
+func (s *Store) lineCounter(o *ticketing.Order, l ticketing.OrderLine, delta int) *types.Update {
+	e := newExprs()
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), stockTierSK(occKey(o), l.TierID)),
+		UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(delta))),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}
+}
+
+func occKey(o *ticketing.Order) string {
+	if o.OccurrenceID == "" {
+		return ticketing.NoOccurrence
+	}
+	return o.OccurrenceID
+}
+
+// CreateOrder writes a pending order and takes its stock in one transaction;
+// ev is the event as priced (capacities, promo limits).
+func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+	o.Version = 1
+	av, err := orderAV(o, 1)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Put: &types.Put{
+		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}}}
+	pk := stockPK(o.EventID, string(o.Environment))
+	for i, l := range o.Lines {
+		e := newExprs()
+		if l.Seated {
+			cond := "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
+			if l.ReservationID != "" {
+				cond = "(" + e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + ") OR " + cond
+			}
+			items = append(items, types.TransactWriteItem{Update: &types.Update{
+				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
+				UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("st") + " = " + e.s(seatReserved) +
+					", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
+				ConditionExpression:      aws.String(cond),
+				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+			}})
+			continue
+		}
+		t, ok := ev.Tier(l.TierID)
+		if !ok || t.Capacity < l.Quantity {
+			return &ticketing.StockError{Index: i}
+		}
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
+			UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(l.Quantity))),
+			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("sold") + ") OR " + e.n("sold") + " <= " + e.d(int64(t.Capacity-l.Quantity))),
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+		}})
+	}
+	promoAt := -1
+	if o.Promo != nil && o.Promo.Limited {
+		p, ok := ev.Promo(o.Promo.Code)
+		if !ok {
+			return ticketing.ErrPromoExhausted
+		}
+		promoAt = len(items)
+		e := newExprs()
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, promoSK(p.Code)),
+			UpdateExpression:         aws.String("ADD " + e.n("used") + " " + e.d(1)),
+			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("used") + ") OR " + e.n("used") + " < " + e.d(int64(p.MaxUses))),
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+		}})
+	}
+	err = s.transact(ctx, "CreateOrder", items)
+	if err == nil {
+		return nil
+	}
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		i := failed[0]
+		switch {
+		case i == 0:
+			return ticketing.ErrOrderExists
+		case i == promoAt:
+			return ticketing.ErrPromoExhausted
+		default:
+			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
+		}
+	}
+	return fmt.Errorf("create order %s: %w", o.ID, err)
+}
+
+// SetPayment stores the provider's payment on a pending order that has none.
+func (s *Store) SetPayment(ctx context.Context, o *ticketing.Order) error {
+	e := newExprs()
+	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPending)), e)
+	if err != nil {
+		return err
+	}
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
+		ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
+		ExpressionAttributeValues: upd.ExpressionAttributeValues, ReturnConsumedCapacity: s.rcc(),
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return ticketing.ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("store payment of order %s: %w", o.ID, err)
+	}
+	s.record("SetPayment", out.ConsumedCapacity)
+	o.Version++
+	return nil
+}
+
+// GetOrder reads an order (strongly consistent); nil when absent.
+func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, error) {
+	if !validID(id) {
+		return nil, nil
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(orderPK(id), skOrder), ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read order %s: %w", id, err)
+	}
+	s.record("GetOrder", out.ConsumedCapacity)
+	if out.Item == nil {
+		return nil, nil
+	}
+	return orderFrom(out.Item)
+}
+
+// PromoUses reads how many orders hold a promo code in an environment.
+func (s *Store) PromoUses(ctx context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(stockPK(eventID, string(env)), promoSK(code)),
+		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read promo code uses: %w", err)
+	}
+	s.record("PromoUses", out.ConsumedCapacity)
+	var it struct {
+		Used int `json:"used"`
+	}
+	if err := unmarshal(out.Item, &it); err != nil {
+		return 0, err
+	}
+	return it.Used, nil
+}
+
+// ConfirmOrder: pending (not overdue, payment stored) -> paid, seats sold,
+// ticket numbers reserved in the environment, outbox event; one transaction.
+func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time) error {
+	e := newExprs()
+	prev := *o
+	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPending))+" AND "+e.n("exp")+" > "+e.ms(now), e)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Update: upd}}
+	pk := stockPK(o.EventID, string(o.Environment))
+	for _, l := range o.Lines {
+		if !l.Seated {
+			continue
+		}
+		e := newExprs()
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
+			UpdateExpression:         aws.String("SET " + e.n("st") + " = " + e.s(seatSold) + " REMOVE " + e.n("u") + ", " + e.n("ttl")),
+			ConditionExpression:      aws.String(e.n("o") + " = " + e.s(o.ID) + " AND " + e.n("st") + " = " + e.s(seatReserved)),
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+		}})
+	}
+	firstTicket := len(items)
+	numbers := []string{o.TicketNumber}
+	for _, t := range o.Tickets {
+		numbers = append(numbers, t.Number)
+	}
+	for _, n := range numbers {
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table),
+			Item: map[string]types.AttributeValue{
+				"PK": str(ticketPK(string(o.Environment), n)), "SK": str(skTicket), "order": str(o.ID), "org": str(o.OrganizerID),
+			},
+			ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}})
+	}
+	out, err := outboxPut(s, ev)
+	if err != nil {
+		return err
+	}
+	items = append(items, out)
+	err = s.transact(ctx, "ConfirmOrder", items)
+	if err == nil {
+		o.Version = prev.Version + 1
+		return nil
+	}
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		for _, i := range failed {
+			if i < firstTicket {
+				return ticketing.ErrStateChanged
+			}
+		}
+		return ticketing.ErrTicketNumberTaken
+	}
+	return fmt.Errorf("confirm order %s: %w", o.ID, err)
+}
+
+// CancelOrder: pending -> cancelled (overdueOnly: only past its expiry), tier
+// counters and the promo use given back, outbox event; one transaction. Seats
+// are freed after it: a reserved seat past its expiry is free anyway, so a
+// crash between the two loses nothing.
+func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOnly bool) error {
+	e := newExprs()
+	cond := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
+	if overdueOnly {
+		cond += " AND " + e.n("exp") + " <= " + e.ms(now)
+	}
+	upd, err := s.orderUpdate(o, cond, e)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Update: upd}}
+	for _, l := range o.Lines {
+		if !l.Seated {
+			items = append(items, types.TransactWriteItem{Update: s.lineCounter(o, l, -l.Quantity)})
+		}
+	}
+	if o.Promo != nil && o.Promo.Limited {
+		pe := newExprs()
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(o.Promo.Code)),
+			UpdateExpression:         aws.String("ADD " + pe.n("used") + " " + pe.d(-1)),
+			ExpressionAttributeNames: pe.names, ExpressionAttributeValues: pe.vals,
+		}})
+	}
+	out, err := outboxPut(s, ev)
+	if err != nil {
+		return err
+	}
+	items = append(items, out)
+	err = s.transact(ctx, "CancelOrder", items)
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		return ticketing.ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("cancel order %s: %w", o.ID, err)
+	}
+	o.Version++
+	for _, l := range o.Lines {
+		if l.Seated {
+			s.freeSeat(ctx, o, l, seatReserved)
+		}
+	}
+	return nil
+}
+
+func (s *Store) seatDelete(o *ticketing.Order, l ticketing.OrderLine, state string) *types.Delete {
+	e := newExprs()
+	return &types.Delete{
+		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), stockSeatSK(occKey(o), l.Seat.SeatID)),
+		ConditionExpression:      aws.String(e.n("o") + " = " + e.s(o.ID) + " AND " + e.n("st") + " = " + e.s(state)),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}
+}
+
+func (s *Store) freeSeat(ctx context.Context, o *ticketing.Order, l ticketing.OrderLine, state string) {
+	d := s.seatDelete(o, l, state)
+	_, _ = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
+		ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+	})
+}
+
+// StartRefund records a pending refund on a paid order that has none.
+func (s *Store) StartRefund(ctx context.Context, o *ticketing.Order) error {
+	e := newExprs()
+	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPaid)), e)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
+		ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
+		ExpressionAttributeValues: upd.ExpressionAttributeValues,
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return ticketing.ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("start refund of order %s: %w", o.ID, err)
+	}
+	o.Version++
+	return nil
+}
+
+// CompleteRefund: paid (refund pending) -> refunded, stock given back (tier
+// counters, sold seats), outbox event; one transaction.
+func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent) error {
+	e := newExprs()
+	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPaid)), e)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Update: upd}}
+	for _, l := range o.Lines {
+		if l.Seated {
+			items = append(items, types.TransactWriteItem{Delete: s.seatDelete(o, l, seatSold)})
+		} else {
+			items = append(items, types.TransactWriteItem{Update: s.lineCounter(o, l, -l.Quantity)})
+		}
+	}
+	out, err := outboxPut(s, ev)
+	if err != nil {
+		return err
+	}
+	items = append(items, out)
+	err = s.transact(ctx, "CompleteRefund", items)
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		return ticketing.ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("complete refund of order %s: %w", o.ID, err)
+	}
+	o.Version++
+	return nil
+}
+
+// ListOrders pages through the organizer's orders in one environment, newest
+// first, on GSI1. Creation bounds are key conditions; status and event are
+// filters, so a filtered page may take more than one Query. The cursor is signed
+// and bound to the filters.
+func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
+	e := newExprs()
+	keyCond := e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
+	lo, hi := "", ""
+	if q.CreatedAfter != nil {
+		lo = orderSortKey(*q.CreatedAfter, "")
+	}
+	if q.CreatedBefore != nil {
+		hi = orderSortKey(*q.CreatedBefore, "~")
+	}
+	switch {
+	case lo != "" && hi != "":
+		keyCond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
+	case lo != "":
+		keyCond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
+	case hi != "":
+		keyCond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
+	}
+	var filters []string
+	if q.Status != "" {
+		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
+	}
+	if q.EventID != "" {
+		filters = append(filters, e.n("ev")+" = "+e.s(q.EventID))
+	}
+	var filter *string
+	if len(filters) > 0 {
+		f := filters[0]
+		for _, x := range filters[1:] {
+			f += " AND " + x
+		}
+		filter = aws.String(f)
+	}
+	fingerprint := fmt.Sprintf("orders|%s|%s|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.Status, q.EventID, lo, hi)
+	var start map[string]types.AttributeValue
+	if q.Cursor != "" {
+		var err error
+		if start, err = s.cursor.decode(q.Cursor, fingerprint); err != nil {
+			return nil, err
+		}
+	}
+	page := &ticketing.OrderPage{}
+	var items []map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
+			KeyConditionExpression: aws.String(keyCond), FilterExpression: filter,
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+			ScanIndexForward: aws.Bool(false), ExclusiveStartKey: start,
+			Limit: aws.Int32(int32(q.Limit + 1)), ReturnConsumedCapacity: s.rcc(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list orders: %w", err)
+		}
+		s.record("ListOrders", out.ConsumedCapacity)
+		items = append(items, out.Items...)
+		if len(items) > q.Limit || out.LastEvaluatedKey == nil {
+			break
+		}
+		start = out.LastEvaluatedKey
+	}
+	if len(items) > q.Limit {
+		items = items[:q.Limit]
+		last := items[len(items)-1]
+		page.HasMore = true
+		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
+			"PK": last["PK"], "SK": last["SK"], "GSI1PK": last["GSI1PK"], "GSI1SK": last["GSI1SK"],
+		}, fingerprint)
+	}
+	for _, it := range items {
+		o, err := orderFrom(it)
+		if err != nil {
+			return nil, err
+		}
+		page.Orders = append(page.Orders, o)
+	}
+	return page, nil
+}

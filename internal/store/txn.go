@@ -1,0 +1,92 @@
+package store
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// exprs builds expression attribute names and values with generated
+// placeholders, so that no attribute name ever collides with a reserved word.
+type exprs struct {
+	names map[string]string
+	vals  map[string]types.AttributeValue
+	i     int
+}
+
+func newExprs() *exprs {
+	return &exprs{names: map[string]string{}, vals: map[string]types.AttributeValue{}}
+}
+
+// n returns the placeholder of attribute name (or a dotted path of names).
+func (e *exprs) n(name string) string {
+	ph := "#" + name
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			e.i++
+			ph = "#n" + strconv.Itoa(e.i)
+			break
+		}
+	}
+	e.names[ph] = name
+	return ph
+}
+
+// v returns a fresh placeholder bound to value.
+func (e *exprs) v(value types.AttributeValue) string {
+	e.i++
+	ph := ":v" + strconv.Itoa(e.i)
+	e.vals[ph] = value
+	return ph
+}
+
+func (e *exprs) s(v string) string     { return e.v(str(v)) }
+func (e *exprs) d(v int64) string      { return e.v(num(strconv.FormatInt(v, 10))) }
+func (e *exprs) ms(t time.Time) string { return e.d(t.UnixMilli()) }
+
+func (e *exprs) namesOrNil() map[string]string {
+	if len(e.names) == 0 {
+		return nil
+	}
+	return e.names
+}
+
+func (e *exprs) valsOrNil() map[string]types.AttributeValue {
+	if len(e.vals) == 0 {
+		return nil
+	}
+	return e.vals
+}
+
+// failedItems returns the indexes of the transaction items whose condition
+// failed (DynamoDB lists a reason per item, "None" for the others), and whether
+// err was a transaction cancellation at all.
+func failedItems(err error) ([]int, bool) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return nil, false
+	}
+	var idx []int
+	for i, r := range tce.CancellationReasons {
+		if r.Code != nil && *r.Code == "ConditionalCheckFailed" {
+			idx = append(idx, i)
+		}
+	}
+	return idx, true
+}
+
+// txConflict reports a cancellation caused by a concurrent transaction on the same items.
+func txConflict(err error) bool {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return false
+	}
+	for _, r := range tce.CancellationReasons {
+		if r.Code != nil && *r.Code == "TransactionConflict" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,375 @@
+package ticketing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Hold is a set of seats of one event (occurrence) kept for a buyer until
+// ExpiresAt. Each seat has its own reservation id.
+type Hold struct {
+	ID             string      `json:"id"`
+	OrganizerID    string      `json:"organizer_id"`
+	Environment    Environment `json:"environment"`
+	KeyID          string      `json:"key_id"`
+	EventID        string      `json:"event_id"`
+	OccurrenceID   string      `json:"occurrence_id"` // NoOccurrence for a single event
+	Seats          []HoldSeat  `json:"seats"`
+	TotalBasePrice int64       `json:"total_base_price"`
+	CreatedAt      time.Time   `json:"created_at"`
+	ExpiresAt      time.Time   `json:"expires_at"`
+	IPKey          string      `json:"ip_key,omitempty"` // per-IP record of a publishable-key hold
+}
+
+// HoldSeat is one held seat.
+type HoldSeat struct {
+	ReservationID string  `json:"reservation_id"`
+	SeatID        string  `json:"seat_id"`
+	Label         string  `json:"label"`
+	Row           *string `json:"row,omitempty"`
+	Number        *int    `json:"number,omitempty"`
+	ZoneName      string  `json:"zone_name"`
+	ZoneColor     string  `json:"zone_color"`
+	TierID        string  `json:"tier_id"`
+	TierName      string  `json:"tier_name"`
+	Price         int64   `json:"price"`
+}
+
+// HoldRequest is POST /seat-holds.
+type HoldRequest struct {
+	EventID      *string  `json:"event_id"`
+	OccurrenceID *string  `json:"occurrence_id"`
+	SeatIDs      []string `json:"seat_ids"`
+}
+
+// reservationID names seat i of a hold; the hold id can be read back from it.
+func reservationID(holdID string, i int) string {
+	return "rsv_" + strings.TrimPrefix(holdID, "hold_") + fmt.Sprintf("%02d", i)
+}
+
+// HoldIDOfReservation returns the hold a reservation id belongs to.
+func HoldIDOfReservation(rid string) (string, bool) {
+	body, ok := strings.CutPrefix(rid, "rsv_")
+	if !ok || len(body) != holdIDLen+2 {
+		return "", false
+	}
+	return "hold_" + body[:holdIDLen], true
+}
+
+const holdIDLen = 20
+
+// Seat returns the seat of reservation rid.
+func (h *Hold) Seat(rid string) (HoldSeat, bool) {
+	for _, s := range h.Seats {
+		if s.ReservationID == rid {
+			return s, true
+		}
+	}
+	return HoldSeat{}, false
+}
+
+func (h *Hold) owned(c Caller) bool {
+	return h.OrganizerID == c.OrganizerID && h.Environment == c.Environment
+}
+
+// CreateHold holds seats for the caller (contract section 4 rule 3).
+func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req HoldRequest) (*Hold, error) {
+	if err := validateHoldRequest(req); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var ipState *HoldIPState
+	ipKey := ""
+	if c.Publishable {
+		ipKey = c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
+		st, ok, reset, err := s.Store.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &Error{Code: CodeRateLimited, RetryAfter: reset.Sub(now),
+				Message: fmt.Sprintf("too many seat-hold requests from this IP address (at most %d per %s); retry after the Retry-After delay", s.Settings.HoldIPRate, s.Settings.HoldIPWindow)}
+		}
+		ipState = &st
+	}
+	hash := requestHash(req)
+	if idemKey != "" {
+		if h, err := s.replayHold(ctx, c, idemKey, hash, now); h != nil || err != nil {
+			return h, err
+		}
+	}
+
+	e, err := s.Store.GetEventWithSeating(ctx, c.OrganizerID, *req.EventID, c.Environment)
+	if err != nil {
+		if IsCode(err, CodeNotFound) {
+			err.(*Error).Param = "event_id"
+		}
+		return nil, err
+	}
+	occ, err := sellingOccurrence(e, req.OccurrenceID, now)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hold{
+		ID: newID("hold_", holdIDLen), OrganizerID: c.OrganizerID, Environment: c.Environment,
+		KeyID: c.KeyID, EventID: e.ID, OccurrenceID: occ, CreatedAt: now,
+		ExpiresAt: now.Add(s.Settings.HoldTTL), IPKey: ipKey,
+	}
+	seats := seatIndex(e)
+	for i, id := range req.SeatIDs {
+		st, ok := seats[id]
+		if !ok {
+			err := NotFound("seat " + id + " of this event")
+			err.Param = fmt.Sprintf("seat_ids[%d]", i)
+			return nil, err
+		}
+		t, ok := e.Tier(st.tierID)
+		if !ok {
+			return nil, fmt.Errorf("seat %s has no tier %s", id, st.tierID)
+		}
+		if !e.TierOnSale(t, occOrEmpty(occ), now) {
+			return nil, &Error{Code: CodeSalesClosed, Param: fmt.Sprintf("seat_ids[%d]", i),
+				Message: fmt.Sprintf("tier %q of seat %s is not on sale now", t.Name, st.seat.Label)}
+		}
+		h.Seats = append(h.Seats, HoldSeat{
+			ReservationID: reservationID(h.ID, i), SeatID: id, Label: st.seat.Label,
+			Row: st.seat.Row, Number: st.seat.Number, ZoneName: st.zone.Name, ZoneColor: st.zone.Color,
+			TierID: t.ID, TierName: t.Name, Price: t.Price,
+		})
+		h.TotalBasePrice += t.Price
+	}
+
+	var idem *Idempotency
+	if idemKey != "" {
+		idem = &Idempotency{Tenant: c.Tenant, Scope: IdemHold, Key: idemKey, RequestHash: hash,
+			ResourceID: h.ID, LeaseUntil: h.ExpiresAt, CreatedAt: now}
+	}
+	for attempt := 0; ; attempt++ {
+		var ip *HoldIPUpdate
+		if ipState != nil {
+			ip, err = s.ipUpdate(ipKey, *ipState, h, now)
+			if err != nil {
+				return nil, err
+			}
+		}
+		err = s.Store.CreateHold(ctx, h, idem, ip, now)
+		if errors.Is(err, ErrIPRace) && attempt < 4 {
+			st, gerr := s.Store.GetHoldIP(ctx, ipKey)
+			if gerr != nil {
+				return nil, gerr
+			}
+			ipState = &st
+			continue
+		}
+		break
+	}
+	var se *StockError
+	switch {
+	case err == nil:
+		return h, nil
+	case errors.As(err, &se):
+		seat := h.Seats[se.Index]
+		return nil, &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_ids[%d]", se.Index),
+			Message: fmt.Sprintf("seat %s (%s) is no longer available; choose another seat", seat.SeatID, seat.Label)}
+	case errors.Is(err, ErrIdempotencyTaken):
+		// An identical request won the race: answer with its hold.
+		if h, err := s.replayHold(ctx, c, idemKey, hash, now); h != nil || err != nil {
+			return h, err
+		}
+		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
+	case errors.Is(err, ErrIPRace):
+		return nil, &Error{Code: CodeRateLimited, RetryAfter: time.Second, Message: "too many concurrent seat-hold requests from this IP address; retry shortly"}
+	}
+	return nil, err
+}
+
+func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*HoldIPUpdate, error) {
+	u := &HoldIPUpdate{Key: key, Version: st.Version, Add: h.ID, Until: h.ExpiresAt}
+	live := 0
+	var earliest time.Time
+	for id, until := range st.Holds {
+		if !now.Before(until) {
+			u.Remove = append(u.Remove, id)
+			continue
+		}
+		live++
+		if earliest.IsZero() || until.Before(earliest) {
+			earliest = until
+		}
+	}
+	if live >= s.Settings.HoldIPMaxActive {
+		return nil, &Error{Code: CodeRateLimited, RetryAfter: earliest.Sub(now),
+			Message: fmt.Sprintf("this IP address already has %d active seat holds (the most a publishable key allows); release one or wait until one expires", live)}
+	}
+	return u, nil
+}
+
+// replayHold answers a retried hold request: the same live hold for the same
+// request, 409 for another request under the same key, nil when there is none.
+func (s *Sales) replayHold(ctx context.Context, c Caller, key, hash string, now time.Time) (*Hold, error) {
+	rec, err := s.Store.GetIdempotency(ctx, c.Tenant, IdemHold, key)
+	if err != nil || rec == nil || !now.Before(rec.LeaseUntil) {
+		return nil, err
+	}
+	if rec.RequestHash != hash {
+		return nil, Errorf(CodeConflict, "this Idempotency-Key was used for a different seat-hold request; use a fresh key")
+	}
+	h, err := s.Store.GetHold(ctx, rec.ResourceID)
+	if err != nil || h == nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func validateHoldRequest(req HoldRequest) error {
+	if req.EventID == nil || *req.EventID == "" {
+		return Invalid("event_id", "event_id is required")
+	}
+	if req.OccurrenceID != nil && *req.OccurrenceID == "" {
+		return Invalid("occurrence_id", "occurrence_id must not be empty; omit it for a single event")
+	}
+	if len(req.SeatIDs) == 0 {
+		return Invalid("seat_ids", "seat_ids must list at least one seat")
+	}
+	if len(req.SeatIDs) > MaxSeatsPerHold {
+		return Invalid("seat_ids", "at most %d seats per hold", MaxSeatsPerHold)
+	}
+	seen := map[string]bool{}
+	for i, id := range req.SeatIDs {
+		p := fmt.Sprintf("seat_ids[%d]", i)
+		if id == "" {
+			return Invalid(p, "seat id must not be empty")
+		}
+		if seen[id] {
+			return Invalid(p, "seat %s is listed twice", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// sellingOccurrence checks the event sells now and resolves the occurrence key:
+// NoOccurrence for a single event; the requested, scheduled occurrence otherwise.
+func sellingOccurrence(e *Event, occurrenceID *string, now time.Time) (string, error) {
+	occ := NoOccurrence
+	if len(e.Occurrences) == 0 {
+		if occurrenceID != nil {
+			return "", Invalid("occurrence_id", "event %s has no occurrences; omit occurrence_id", e.ID)
+		}
+	} else {
+		if occurrenceID == nil {
+			return "", Invalid("occurrence_id", "event %s has several dates: occurrence_id is required", e.ID)
+		}
+		o, ok := e.Occurrence(*occurrenceID)
+		if !ok {
+			err := NotFound("occurrence " + *occurrenceID + " of this event")
+			err.Param = "occurrence_id"
+			return "", err
+		}
+		if o.Status == OccurrenceCancelled {
+			return "", &Error{Code: CodeSalesClosed, Param: "occurrence_id", Message: "this occurrence is cancelled"}
+		}
+		occ = o.ID
+	}
+	if !e.IsSalesOpen(occOrEmpty(occ), now) {
+		return "", &Error{Code: CodeSalesClosed, Message: fmt.Sprintf("sales for event %s are not open (not started, ended, or the event is unavailable)", e.ID)}
+	}
+	return occ, nil
+}
+
+func occOrEmpty(occ string) string {
+	if occ == NoOccurrence {
+		return ""
+	}
+	return occ
+}
+
+type seatInfo struct {
+	seat   *Seat
+	zone   *Zone
+	tierID string
+}
+
+func seatIndex(e *Event) map[string]seatInfo {
+	m := map[string]seatInfo{}
+	if e.Seating == nil {
+		return m
+	}
+	for zi := range e.Seating.Zones {
+		z := &e.Seating.Zones[zi]
+		for si := range z.Seats {
+			st := &z.Seats[si]
+			tier := st.TierID
+			if tier == "" {
+				tier = z.PrimaryTierID
+			}
+			m[st.ID] = seatInfo{seat: st, zone: z, tierID: tier}
+		}
+	}
+	return m
+}
+
+// ReleaseHolds frees the given reservations that belong to the caller's key and
+// are still held; it returns how many it released. Others are ignored.
+func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []string) (int, error) {
+	if len(reservationIDs) == 0 {
+		return 0, Invalid("reservation_ids", "reservation_ids must list at least one reservation")
+	}
+	if len(reservationIDs) > MaxReleaseIDs {
+		return 0, Invalid("reservation_ids", "at most %d reservations per request", MaxReleaseIDs)
+	}
+	for i, rid := range reservationIDs {
+		if rid == "" {
+			return 0, Invalid(fmt.Sprintf("reservation_ids[%d]", i), "reservation id must not be empty")
+		}
+	}
+	now := s.now()
+	holds := map[string]*Hold{}
+	released := 0
+	freed := map[string]int{}
+	seen := map[string]bool{}
+	for _, rid := range reservationIDs {
+		if seen[rid] {
+			continue
+		}
+		seen[rid] = true
+		hid, ok := HoldIDOfReservation(rid)
+		if !ok {
+			continue
+		}
+		h, loaded := holds[hid]
+		if !loaded {
+			var err error
+			if h, err = s.Store.GetHold(ctx, hid); err != nil {
+				return released, err
+			}
+			holds[hid] = h
+		}
+		if h == nil || !h.owned(c) || h.KeyID != c.KeyID {
+			continue
+		}
+		seat, ok := h.Seat(rid)
+		if !ok {
+			continue
+		}
+		ok, err := s.Store.ReleaseSeat(ctx, h, seat, now)
+		if err != nil {
+			return released, err
+		}
+		if ok {
+			released++
+			freed[hid]++
+		}
+	}
+	for hid, n := range freed {
+		if h := holds[hid]; h.IPKey != "" && n == len(h.Seats) {
+			if err := s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
+				return released, err
+			}
+		}
+	}
+	return released, nil
+}

@@ -1,0 +1,240 @@
+package ticketing
+
+import (
+	"time"
+)
+
+// OrderStatus is an order's state (contract section 3).
+type OrderStatus string
+
+// Order statuses. paid and refunded are terminal for idempotency.
+const (
+	OrderPending   OrderStatus = "pending"
+	OrderPaid      OrderStatus = "paid"
+	OrderCancelled OrderStatus = "cancelled"
+	OrderRefunded  OrderStatus = "refunded"
+)
+
+// OrderTypeTicket is the only order type the API creates.
+const OrderTypeTicket = "ticket"
+
+// FeeVersion identifies the fee rules a price was computed with. The buyer pays
+// exactly the catalog price (contract section 1, rule 6): the fee is 0 for the buyer.
+const FeeVersion = 1
+
+// Limits of the sales path (contract section 8 leaves them to us; README and
+// OpenAPI document them).
+const (
+	MaxUnitsPerOrder = 10 // quantity, seats or the sum of standing quantities
+	MaxSeatsPerHold  = 10
+	MaxReleaseIDs    = 100
+	MaxRefundReason  = 500
+)
+
+// Buyer is the guest who pays; personal data, shown only to secret keys holding
+// orders:read, never in webhooks.
+type Buyer struct {
+	Email string  `json:"email"`
+	Name  *string `json:"name"`
+	Phone *string `json:"phone"`
+}
+
+// SeatRef describes a seat on an order line and on its ticket.
+type SeatRef struct {
+	SeatID   string  `json:"seat_id"`
+	Label    string  `json:"label"`
+	ZoneName string  `json:"zone_name"`
+	Row      *string `json:"row"`
+	Number   *int    `json:"number"`
+}
+
+// OrderLine is one priced line: a quantity of a tier, or one seat.
+type OrderLine struct {
+	TierID        string   `json:"tier_id"`
+	TierName      string   `json:"tier_name"`
+	UnitPrice     int64    `json:"unit_price"`
+	Quantity      int      `json:"quantity"`
+	Seated        bool     `json:"seated,omitempty"`
+	Seat          *SeatRef `json:"seat,omitempty"`
+	ReservationID string   `json:"reservation_id,omitempty"`
+	HoldID        string   `json:"hold_id,omitempty"`
+}
+
+// AppliedPromo is a promo code as applied to an order.
+type AppliedPromo struct {
+	Code     string    `json:"code"`
+	Type     PromoType `json:"type"`
+	Value    int64     `json:"value"`
+	Discount int64     `json:"discount"`
+	Limited  bool      `json:"limited,omitempty"` // has max_uses: a counter was taken
+}
+
+// Ticket is one issued unit of a paid order.
+type Ticket struct {
+	Number string   `json:"number"`
+	Status string   `json:"status"` // issued | used | transferred | refunded
+	Seat   *SeatRef `json:"seat,omitempty"`
+}
+
+// Ticket statuses.
+const (
+	TicketIssued   = "issued"
+	TicketRefunded = "refunded"
+)
+
+// RefundStatus is a refund's state.
+type RefundStatus string
+
+// Refund statuses.
+const (
+	RefundPending   RefundStatus = "pending"
+	RefundCompleted RefundStatus = "completed"
+)
+
+// Refund is the full refund of a paid order.
+type Refund struct {
+	ID          string       `json:"id"`
+	Status      RefundStatus `json:"status"`
+	Amount      int64        `json:"amount"`
+	Currency    string       `json:"currency"`
+	Reason      *string      `json:"reason"`
+	CreatedAt   time.Time    `json:"created_at"`
+	CompletedAt *time.Time   `json:"completed_at"`
+	SettleAt    *time.Time   `json:"settle_at,omitempty"` // when the provider settles on its own
+}
+
+// Order is a ticket order and everything that happens to it.
+type Order struct {
+	ID             string        `json:"id"`
+	OrganizerID    string        `json:"organizer_id"`
+	Environment    Environment   `json:"environment"`
+	Type           string        `json:"type"`
+	Status         OrderStatus   `json:"status"`
+	EventID        string        `json:"event_id"`
+	EventTitle     string        `json:"event_title"`
+	OccurrenceID   string        `json:"occurrence_id,omitempty"` // "" for a single event
+	Lines          []OrderLine   `json:"lines"`
+	Quantity       int           `json:"quantity"`
+	Currency       string        `json:"currency"`
+	BasePrice      int64         `json:"base_price"` // sum of catalog prices
+	Discount       int64         `json:"discount"`
+	ServiceFee     int64         `json:"service_fee"`
+	TotalPrice     int64         `json:"total_price"`
+	Promo          *AppliedPromo `json:"promo,omitempty"`
+	Buyer          Buyer         `json:"buyer"`
+	ReturnURL      *string       `json:"return_url,omitempty"`
+	KeyID          string        `json:"key_id"`
+	IdempotencyKey string        `json:"idempotency_key"`
+	Payment        *Payment      `json:"payment,omitempty"`
+	CreatedAt      time.Time     `json:"created_at"`
+	ExpiresAt      time.Time     `json:"expires_at"`
+	PaidAt         *time.Time    `json:"paid_at"`
+	CancelledAt    *time.Time    `json:"cancelled_at,omitempty"`
+	CancelReason   string        `json:"cancel_reason,omitempty"` // expired | payment_cancelled
+	TicketNumber   string        `json:"ticket_number,omitempty"`
+	Tickets        []Ticket      `json:"tickets,omitempty"`
+	Refund         *Refund       `json:"refund,omitempty"`
+	// Version is the stored revision; every write is conditional on it.
+	Version int64 `json:"-"`
+}
+
+// IsPaid is the contract's is_paid: the buyer's money was taken (a refunded order
+// was paid; is_paid reports the payment, status the current state).
+func (o *Order) IsPaid() bool { return o.Status == OrderPaid || o.Status == OrderRefunded }
+
+// Overdue reports whether a pending order has outlived its payment window.
+func (o *Order) Overdue(now time.Time) bool {
+	return o.Status == OrderPending && !now.Before(o.ExpiresAt)
+}
+
+// FirstTierID is the contract's ticket_tier_id: the first line's tier.
+func (o *Order) FirstTierID() string {
+	if len(o.Lines) == 0 {
+		return ""
+	}
+	return o.Lines[0].TierID
+}
+
+// OccurrenceTierID is the contract's occurrence_tier_id: the first tier within
+// the order's occurrence, for series and recurring events only.
+func (o *Order) OccurrenceTierID() string {
+	if o.OccurrenceID == "" || len(o.Lines) == 0 {
+		return ""
+	}
+	return o.OccurrenceID + ":" + o.Lines[0].TierID
+}
+
+// WebhookOrder is the order as webhooks carry it (contract section 2): no PII.
+type WebhookOrder struct {
+	ID               string     `json:"id"`
+	Type             string     `json:"type"`
+	Status           string     `json:"status"`
+	IsPaid           bool       `json:"is_paid"`
+	Livemode         bool       `json:"livemode"`
+	Currency         string     `json:"currency"`
+	BasePrice        int64      `json:"base_price"`
+	ServiceFee       int64      `json:"service_fee"`
+	TotalPrice       int64      `json:"total_price"`
+	Quantity         int        `json:"quantity"`
+	EventID          *string    `json:"event_id"`
+	TicketTierID     *string    `json:"ticket_tier_id"`
+	OccurrenceTierID *string    `json:"occurrence_tier_id"`
+	PaidAt           *time.Time `json:"paid_at"`
+	CreatedAt        time.Time  `json:"created_at"`
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Webhook is the order's WebhookOrder as of now.
+func (o *Order) Webhook() WebhookOrder {
+	return WebhookOrder{
+		ID: o.ID, Type: o.Type, Status: string(o.Status), IsPaid: o.IsPaid(),
+		Livemode: o.Environment == EnvLive, Currency: o.Currency,
+		BasePrice: o.BasePrice, ServiceFee: o.ServiceFee, TotalPrice: o.TotalPrice,
+		Quantity: o.Quantity, EventID: nonEmpty(o.EventID), TicketTierID: nonEmpty(o.FirstTierID()),
+		OccurrenceTierID: nonEmpty(o.OccurrenceTierID()), PaidAt: o.PaidAt, CreatedAt: o.CreatedAt,
+	}
+}
+
+// Webhook event types (contract section 6).
+const (
+	EventOrderPaid      = "order.paid"
+	EventOrderCancelled = "order.cancelled"
+	EventOrderRefunded  = "order.refunded"
+)
+
+// OrderEvent is the outbox record an order state change writes in the same
+// transaction as the change (DESIGN §5). Its ID is the webhook envelope's id,
+// stable across every delivery attempt.
+type OrderEvent struct {
+	ID          string       `json:"id"` // evt_...
+	Type        string       `json:"type"`
+	OrganizerID string       `json:"organizer_id"`
+	Environment Environment  `json:"environment"`
+	CreatedAt   time.Time    `json:"created_at"`
+	Order       WebhookOrder `json:"order"`
+}
+
+// OrderQuery is GET /orders.
+type OrderQuery struct {
+	OrganizerID   string
+	Environment   Environment
+	Limit         int
+	Cursor        string
+	Status        OrderStatus
+	EventID       string
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
+// OrderPage is one page of orders, newest first.
+type OrderPage struct {
+	Orders     []*Order
+	NextCursor string
+	HasMore    bool
+}

@@ -1,0 +1,241 @@
+package ticketing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// OrderResult is the answer to POST /orders.
+type OrderResult struct {
+	Order     *Order
+	Created   bool   // 201: this call created the order or stored its QR; else a 200 replay
+	QRImage   string // PNG data URI of the payment QR
+	PollToken string
+}
+
+// CreateOrder creates a pending ticket order paid by SBP, following the
+// idempotency table of contract section 3 and DESIGN §4: the key is bound to
+// its order for the order's life; while an invocation works on it, it holds a
+// lease, so a crashed invocation does not block the key for longer than LeaseTTL.
+func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req OrderRequest) (*OrderResult, error) {
+	buyer, err := validateCreate(&req)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	hash := requestHash(req)
+	rec := &Idempotency{
+		Tenant: c.Tenant, Scope: IdemOrder, Key: idemKey, RequestHash: hash,
+		ResourceID: newID("ord_", 20), Lease: randomString(idAlphabet, 16),
+		LeaseUntil: now.Add(s.Settings.LeaseTTL), CreatedAt: now,
+	}
+	existing, err := s.Store.BeginIdempotency(ctx, rec, now)
+	if errors.Is(err, ErrIdempotencyTaken) {
+		return s.resumeOrder(ctx, c, existing, &req, buyer, hash, now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.newOrder(ctx, c, rec, &req, buyer, now)
+}
+
+func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *OrderRequest, buyer Buyer, now time.Time) (*OrderResult, error) {
+	fail := func(err error) (*OrderResult, error) {
+		// The key is bound only once an order exists: free it for a corrected retry.
+		if rerr := s.Store.ReleaseIdempotency(context.WithoutCancel(ctx), rec); rerr != nil {
+			slog.WarnContext(ctx, "release idempotency key", "error", rerr)
+		}
+		return nil, err
+	}
+	p, err := s.price(ctx, c, req, now)
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkSellable(p, now); err != nil {
+		return fail(err)
+	}
+	prov, err := s.Payments(c.Environment)
+	if err != nil {
+		return fail(&Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available for this environment; retry later with the same Idempotency-Key", Err: err})
+	}
+	o := &Order{
+		ID: rec.ResourceID, OrganizerID: c.OrganizerID, Environment: c.Environment, Type: OrderTypeTicket,
+		Status: OrderPending, EventID: p.Event.ID, EventTitle: p.Event.Title, OccurrenceID: occOrEmpty(p.OccurrenceID),
+		Lines: p.Lines, Quantity: p.Quantity, Currency: currencyOf(p.Event), BasePrice: p.BasePrice,
+		Discount: p.Discount, TotalPrice: p.Total, Promo: p.Promo, Buyer: buyer, ReturnURL: req.ReturnURL,
+		KeyID: c.KeyID, IdempotencyKey: rec.Key, CreatedAt: now, ExpiresAt: now.Add(s.orderTTL(c.Environment)),
+	}
+	err = s.Store.CreateOrder(ctx, o, p.Event, now)
+	var se *StockError
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		return fail(stockConflict(req, o, se))
+	case errors.Is(err, ErrPromoExhausted):
+		return fail(Invalid("promo_code", "promo code %q has been used up", o.Promo.Code))
+	case errors.Is(err, ErrOrderExists):
+		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
+	default:
+		return nil, err
+	}
+	for _, hid := range holdIDs(o) {
+		s.forgetHoldIP(ctx, hid)
+	}
+	s.schedule(ctx, TimerOrderExpiry, o.ID, o.ExpiresAt)
+	return s.attachPayment(ctx, rec, o, prov)
+}
+
+func holdIDs(o *Order) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, l := range o.Lines {
+		if l.HoldID != "" && !seen[l.HoldID] {
+			seen[l.HoldID] = true
+			ids = append(ids, l.HoldID)
+		}
+	}
+	return ids
+}
+
+// forgetHoldIP stops counting a hold used by an order against its IP's cap.
+func (s *Sales) forgetHoldIP(ctx context.Context, holdID string) {
+	h, err := s.Store.GetHold(ctx, holdID)
+	if err == nil && h != nil && h.IPKey != "" {
+		err = s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID)
+	}
+	if err != nil {
+		slog.WarnContext(ctx, "forget hold for its IP cap", "hold_id", holdID, "error", err)
+	}
+}
+
+func currencyOf(e *Event) string {
+	if e.Currency == "" {
+		return "RUB"
+	}
+	return e.Currency
+}
+
+func stockConflict(req *OrderRequest, o *Order, se *StockError) error {
+	l := o.Lines[se.Index]
+	if l.Seated {
+		return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", se.Index),
+			Message: fmt.Sprintf("seat %s (%s) is no longer available: its hold expired and the seat was taken; hold another seat", l.Seat.SeatID, l.Seat.Label)}
+	}
+	return &Error{Code: CodeConflict, Param: tierParam(req, se.Index),
+		Message: fmt.Sprintf("not enough tickets left in tier %q for %d more", l.TierName, l.Quantity)}
+}
+
+// attachPayment asks the provider for the SBP charge (idempotent per order) and
+// stores it; from then on a replay returns the order.
+func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, prov PaymentProvider) (*OrderResult, error) {
+	pay, err := prov.CreatePayment(ctx, PaymentRequest{
+		OrderID: o.ID, Environment: o.Environment, Amount: o.TotalPrice, Currency: o.Currency,
+		Description: o.EventTitle, ExpiresAt: o.ExpiresAt, ReturnURL: deref(o.ReturnURL),
+	})
+	if err != nil {
+		// Let a retry with the same key take over at once instead of waiting out the lease.
+		open := *rec
+		open.Lease, open.LeaseUntil = randomString(idAlphabet, 16), time.Time{}
+		if cerr := s.Store.ClaimIdempotency(context.WithoutCancel(ctx), &open, rec.Lease); cerr != nil {
+			slog.WarnContext(ctx, "open idempotency lease after provider failure", "error", cerr)
+		}
+		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider could not create the payment; retry with the same Idempotency-Key", Err: err}
+	}
+	o.Payment = &pay
+	if err := s.Store.SetPayment(ctx, o); err != nil {
+		if !errors.Is(err, ErrStateChanged) {
+			return nil, err
+		}
+		// Someone else stored it or the order moved on: answer with what is there.
+		cur, gerr := s.Store.GetOrder(ctx, o.ID)
+		if gerr != nil || cur == nil {
+			return nil, errors.Join(err, gerr)
+		}
+		return s.replay(cur, false)
+	}
+	return s.replay(o, true)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func (s *Sales) replay(o *Order, created bool) (*OrderResult, error) {
+	r := &OrderResult{Order: o, Created: created, PollToken: s.PollToken(o.ID)}
+	if o.Payment != nil {
+		prov, err := s.Payments(o.Environment)
+		if err != nil {
+			return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available", Err: err}
+		}
+		if r.QRImage, err = prov.QRImage(o.Payment.Payload); err != nil {
+			return nil, fmt.Errorf("render QR of order %s: %w", o.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// resumeOrder answers a repeated POST /orders (contract section 3's table).
+func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req *OrderRequest, buyer Buyer, hash string, now time.Time) (*OrderResult, error) {
+	if rec.RequestHash != hash {
+		return nil, Errorf(CodeConflict, "this Idempotency-Key was used with a different request body; use a fresh key for a different order")
+	}
+	o, err := s.Store.GetOrder(ctx, rec.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	leaseLive := now.Before(rec.LeaseUntil)
+	claim := func() (*Idempotency, error) {
+		mine := *rec
+		mine.Lease, mine.LeaseUntil = randomString(idAlphabet, 16), now.Add(s.Settings.LeaseTTL)
+		if err := s.Store.ClaimIdempotency(ctx, &mine, rec.Lease); err != nil {
+			if errors.Is(err, ErrLeaseLost) {
+				return nil, Errorf(CodeConflict, "an identical request with this Idempotency-Key is in flight; retry shortly")
+			}
+			return nil, err
+		}
+		return &mine, nil
+	}
+	if o == nil {
+		if leaseLive {
+			return nil, Errorf(CodeConflict, "an identical request with this Idempotency-Key is in flight; retry shortly")
+		}
+		mine, err := claim() // the earlier invocation died before writing its order
+		if err != nil {
+			return nil, err
+		}
+		return s.newOrder(ctx, c, mine, req, buyer, now)
+	}
+	o, err = s.current(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	switch o.Status {
+	case OrderCancelled:
+		return nil, Errorf(CodeOrderCancelled, "the order for this Idempotency-Key (%s) was cancelled; use a fresh key to order again", o.ID)
+	case OrderPending:
+		if o.Payment != nil {
+			return s.replay(o, false)
+		}
+		if leaseLive {
+			return nil, &Error{Code: CodeOrderPending, RetryAfter: time.Second,
+				Message: fmt.Sprintf("order %s is still being prepared; retry in about a second", o.ID)}
+		}
+		mine, err := claim() // the earlier invocation died (or the provider failed) before the QR
+		if err != nil {
+			return nil, err
+		}
+		prov, err := s.Payments(o.Environment)
+		if err != nil {
+			return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available; retry later with the same Idempotency-Key", Err: err}
+		}
+		return s.attachPayment(ctx, mine, o, prov)
+	default:
+		return s.replay(o, false)
+	}
+}

@@ -1,0 +1,346 @@
+package ticketing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// current applies what is overdue to an order read from storage: a pending
+// order past its expiry is cancelled (stock returned) and a refund whose
+// provider settles on its own is completed, whichever process gets there first.
+// Every change is a conditional write from the expected state, so it happens once.
+func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
+	now := s.now()
+	if o.Overdue(now) {
+		if err := s.cancel(ctx, o, "expired", true); err != nil && !errors.Is(err, ErrStateChanged) {
+			return nil, err
+		}
+		return s.reload(ctx, o.ID)
+	}
+	if o.Status == OrderPaid && o.Refund != nil && o.Refund.Status == RefundPending &&
+		o.Refund.SettleAt != nil && !now.Before(*o.Refund.SettleAt) {
+		if err := s.completeRefund(ctx, o); err != nil && !errors.Is(err, ErrStateChanged) {
+			return nil, err
+		}
+		return s.reload(ctx, o.ID)
+	}
+	return o, nil
+}
+
+func (s *Sales) reload(ctx context.Context, id string) (*Order, error) {
+	o, err := s.Store.GetOrder(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, NotFound("order")
+	}
+	return o, nil
+}
+
+// load reads the caller's order (another tenant's answers as a missing one) as of now.
+func (s *Sales) load(ctx context.Context, t Tenant, id string) (*Order, error) {
+	o, err := s.Store.GetOrder(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if o == nil || o.OrganizerID != t.OrganizerID || o.Environment != t.Environment {
+		return nil, NotFound("order")
+	}
+	return s.current(ctx, o)
+}
+
+// Order is GET /orders/{id} with a key.
+func (s *Sales) Order(ctx context.Context, t Tenant, id string) (*Order, error) {
+	return s.load(ctx, t, id)
+}
+
+// OrderByPollToken is GET /orders/{id} with a poll token instead of a key.
+func (s *Sales) OrderByPollToken(ctx context.Context, id, token string) (*Order, error) {
+	if !s.CheckPollToken(id, token) {
+		return nil, &Error{Code: CodeUnauthorized, Message: "invalid poll_token for this order"}
+	}
+	o, err := s.Store.GetOrder(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, NotFound("order")
+	}
+	return s.current(ctx, o)
+}
+
+// Orders is GET /orders: newest first; overdue pending orders are expired as they are read.
+func (s *Sales) Orders(ctx context.Context, q OrderQuery) (*OrderPage, error) {
+	page, err := s.Store.ListOrders(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	kept := page.Orders[:0]
+	for _, o := range page.Orders {
+		cur, err := s.current(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		if q.Status != "" && cur.Status != q.Status {
+			continue
+		}
+		kept = append(kept, cur)
+	}
+	page.Orders = kept
+	return page, nil
+}
+
+func newEvent(typ string, o *Order, now time.Time) *OrderEvent {
+	return &OrderEvent{ID: newID("evt_", 24), Type: typ, OrganizerID: o.OrganizerID,
+		Environment: o.Environment, CreatedAt: now, Order: o.Webhook()}
+}
+
+// cancel moves a pending order to cancelled and returns its stock.
+func (s *Sales) cancel(ctx context.Context, o *Order, reason string, overdueOnly bool) error {
+	now := s.now()
+	n := *o
+	n.Status, n.CancelledAt, n.CancelReason = OrderCancelled, &now, reason
+	return s.Store.CancelOrder(ctx, &n, newEvent(EventOrderCancelled, &n, now), now, overdueOnly)
+}
+
+// ticketAlphabet has no 0/O or 1/I/L: a ticket number is read aloud at the door.
+const ticketAlphabet = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+
+func ticketNumber() string { return "TIX-" + randomString(ticketAlphabet, 6) }
+
+// PaymentConfirmed is the one confirmation path: the provider's callback (live)
+// and simulate-payment (test) both end here. A pending order that is not overdue
+// becomes paid and gets its tickets; anything else is ErrStateChanged.
+func (s *Sales) PaymentConfirmed(ctx context.Context, o *Order) (*Order, error) {
+	now := s.now()
+	if o.Status != OrderPending || o.Overdue(now) || o.Payment == nil {
+		return nil, ErrStateChanged
+	}
+	for attempt := 0; ; attempt++ {
+		n := *o
+		n.Status, n.PaidAt = OrderPaid, &now
+		used := map[string]bool{}
+		fresh := func() string {
+			for {
+				if n := ticketNumber(); !used[n] {
+					used[n] = true
+					return n
+				}
+			}
+		}
+		n.TicketNumber = fresh()
+		n.Tickets = nil
+		for _, l := range o.Lines {
+			for range l.Quantity {
+				n.Tickets = append(n.Tickets, Ticket{Number: fresh(), Status: TicketIssued, Seat: l.Seat})
+			}
+		}
+		err := s.Store.ConfirmOrder(ctx, &n, newEvent(EventOrderPaid, &n, now), now)
+		if errors.Is(err, ErrTicketNumberTaken) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &n, nil
+	}
+}
+
+// Simulation outcomes.
+const (
+	OutcomePaid      = "paid"
+	OutcomeCancelled = "cancelled"
+)
+
+// Simulate is POST /orders/{id}/simulate-payment for test orders.
+func (s *Sales) Simulate(ctx context.Context, t Tenant, id, outcome string) (*Order, error) {
+	if t.Environment != EnvTest {
+		return nil, &Error{Code: CodeUnsupported, Message: "simulate-payment works only for test orders with an sk_test key"}
+	}
+	if outcome == "" {
+		outcome = OutcomePaid
+	}
+	if outcome != OutcomePaid && outcome != OutcomeCancelled {
+		return nil, Invalid("outcome", "outcome must be paid or cancelled")
+	}
+	for range 3 {
+		o, err := s.load(ctx, t, id)
+		if err != nil {
+			return nil, err
+		}
+		if o.Environment != EnvTest {
+			return nil, &Error{Code: CodeUnsupported, Message: "simulate-payment works only for test orders"}
+		}
+		switch {
+		case o.Status == OrderPending && outcome == OutcomePaid:
+			n, err := s.PaymentConfirmed(ctx, o)
+			if errors.Is(err, ErrStateChanged) {
+				continue // expired or settled meanwhile: answer from the new state
+			}
+			return n, err
+		case o.Status == OrderPending:
+			err := s.cancel(ctx, o, "payment_cancelled", false)
+			if errors.Is(err, ErrStateChanged) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			return s.reload(ctx, id)
+		case string(o.Status) == outcome:
+			return o, nil // already there: simulating it again changes nothing
+		default:
+			return nil, &Error{Code: CodeConflict, Message: fmt.Sprintf("order %s is %s; it cannot become %s", o.ID, o.Status, outcome)}
+		}
+	}
+	return nil, Errorf(CodeConflict, "order %s changed concurrently; retry", id)
+}
+
+// Tickets is GET /orders/{id}/tickets: only for a paid order.
+func (s *Sales) Tickets(ctx context.Context, t Tenant, id string) (*Order, error) {
+	o, err := s.load(ctx, t, id)
+	if err != nil {
+		return nil, err
+	}
+	if o.Status != OrderPaid {
+		return nil, Errorf(CodeConflict, "tickets exist only for a paid order; order %s is %s", o.ID, o.Status)
+	}
+	return o, nil
+}
+
+// TicketQR is the order-level QR payload the door scans to admit the whole order.
+func (o *Order) TicketQR() string {
+	b, _ := json.Marshal(struct {
+		V            int    `json:"v"`
+		OrderID      string `json:"order_id"`
+		TicketNumber string `json:"ticket_number"`
+		EventID      string `json:"event_id"`
+		OccurrenceID string `json:"occurrence_id,omitempty"`
+		Quantity     int    `json:"quantity"`
+		Livemode     bool   `json:"livemode"`
+	}{1, o.ID, o.TicketNumber, o.EventID, o.OccurrenceID, o.Quantity, o.Environment == EnvLive})
+	return string(b)
+}
+
+// refundID is the one refund id of an order: v1 refunds are always 100%, once,
+// so deriving it makes the provider call idempotent however many callers race.
+func refundID(orderID string) string { return "rfd_" + orderID[len("ord_"):] }
+
+// RefundOrder is POST /orders/{id}/refund (contract section 4 rule 7).
+func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *string) (*Refund, error) {
+	if reason != nil && utf8.RuneCountInString(*reason) > MaxRefundReason {
+		return nil, Invalid("reason", "reason is longer than %d characters", MaxRefundReason)
+	}
+	o, err := s.load(ctx, t, id)
+	if err != nil {
+		return nil, err
+	}
+	switch o.Status {
+	case OrderRefunded:
+		return o.Refund, nil // idempotent: echo the completed refund
+	case OrderPaid:
+	default:
+		return nil, Errorf(CodeConflict, "only a paid order can be refunded; order %s is %s", o.ID, o.Status)
+	}
+	if o.Refund != nil {
+		return nil, Errorf(CodeConflict, "a refund of order %s is in progress", o.ID)
+	}
+	for _, tk := range o.Tickets {
+		if tk.Status != TicketIssued {
+			return nil, Errorf(CodeConflict, "ticket %s was %s; the order cannot be refunded", tk.Number, tk.Status)
+		}
+	}
+	if o.Type != OrderTypeTicket {
+		return nil, Errorf(CodeUnsupported, "only ticket orders can be refunded through the API")
+	}
+	if o.TotalPrice == 0 {
+		return nil, Errorf(CodeUnsupported, "a free order cannot be refunded")
+	}
+	if o.Payment == nil || o.Payment.Provider != "sbp" {
+		return nil, Errorf(CodeUnsupported, "only orders paid by SBP can be refunded through the API")
+	}
+	prov, err := s.Payments(o.Environment)
+	if err != nil {
+		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available; retry later", Err: err}
+	}
+	now := s.now()
+	r := &Refund{ID: refundID(o.ID), Status: RefundPending, Amount: o.TotalPrice, Currency: o.Currency, Reason: reason, CreatedAt: now}
+	acc, err := prov.Refund(ctx, RefundRequest{OrderID: o.ID, RefundID: r.ID, PaymentID: o.Payment.ID,
+		Environment: o.Environment, Amount: r.Amount, Currency: r.Currency})
+	if err != nil {
+		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider refused the refund; retry later", Err: err}
+	}
+	if acc.SettleAfter > 0 {
+		at := now.Add(acc.SettleAfter)
+		r.SettleAt = &at
+	}
+	n := *o
+	n.Refund = r
+	if err := s.Store.StartRefund(ctx, &n); err != nil {
+		if errors.Is(err, ErrStateChanged) {
+			return nil, Errorf(CodeConflict, "a refund of order %s is in progress", o.ID)
+		}
+		return nil, err
+	}
+	if r.SettleAt != nil {
+		s.schedule(ctx, TimerRefundSettle, o.ID, *r.SettleAt)
+	}
+	return r, nil
+}
+
+// LatestRefund is GET /orders/{id}/refund.
+func (s *Sales) LatestRefund(ctx context.Context, t Tenant, id string) (*Refund, error) {
+	o, err := s.load(ctx, t, id)
+	if err != nil {
+		return nil, err
+	}
+	if o.Refund == nil {
+		return nil, NotFound("refund of order " + id)
+	}
+	return o.Refund, nil
+}
+
+// RefundSettled is the provider telling us the money is back with the buyer.
+func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
+	now := s.now()
+	n := *o
+	r := *o.Refund
+	r.Status, r.CompletedAt = RefundCompleted, &now
+	n.Status, n.Refund = OrderRefunded, &r
+	n.Tickets = make([]Ticket, len(o.Tickets))
+	for i, tk := range o.Tickets {
+		tk.Status = TicketRefunded
+		n.Tickets[i] = tk
+	}
+	return s.Store.CompleteRefund(ctx, &n, newEvent(EventOrderRefunded, &n, now))
+}
+
+// HandleTimer does the delayed work of the timers queue. Work that is already
+// done (or undone) is skipped, so a timer delivered twice changes nothing.
+func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
+	o, err := s.Store.GetOrder(ctx, t.OrderID)
+	if err != nil || o == nil {
+		return err
+	}
+	now := s.now()
+	switch t.Kind {
+	case TimerOrderExpiry:
+		if o.Status == OrderPending && now.Before(o.ExpiresAt) {
+			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: o.ExpiresAt}) // a little early
+		}
+		_, err = s.current(ctx, o)
+		return err
+	case TimerRefundSettle:
+		if r := o.Refund; o.Status == OrderPaid && r != nil && r.SettleAt != nil && now.Before(*r.SettleAt) {
+			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: *r.SettleAt})
+		}
+		_, err = s.current(ctx, o)
+		return err
+	}
+	return fmt.Errorf("unknown timer kind %q", t.Kind)
+}

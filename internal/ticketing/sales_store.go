@@ -1,0 +1,121 @@
+package ticketing
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors the sales store returns when a condition fails; the service turns
+// them into contract errors. Storage-specific failures never leak further.
+var (
+	// ErrStateChanged: the order is no longer in the state the write expected
+	// (someone else paid, cancelled, expired or refunded it first).
+	ErrStateChanged = errors.New("order state changed concurrently")
+	// ErrIdempotencyTaken: the Idempotency-Key record exists (see the returned record).
+	ErrIdempotencyTaken = errors.New("idempotency key already bound")
+	// ErrLeaseLost: another invocation claimed the idempotency lease first.
+	ErrLeaseLost = errors.New("idempotency lease lost")
+	// ErrTicketNumberTaken: a generated ticket number exists in the environment.
+	ErrTicketNumberTaken = errors.New("ticket number taken")
+	// ErrPromoExhausted: the promo code reached max_uses.
+	ErrPromoExhausted = errors.New("promo code exhausted")
+	// ErrIPRace: the per-IP hold record changed between read and write.
+	ErrIPRace = errors.New("per-IP hold record changed")
+	// ErrOrderExists: an order with this id exists already.
+	ErrOrderExists = errors.New("order exists")
+)
+
+// StockError says which line of an order (or seat of a hold) could not be taken.
+type StockError struct {
+	Index int  // line index (orders) or seat index (holds)
+	Seat  bool // a seat (else a tier counter)
+}
+
+func (e *StockError) Error() string { return "stock not available" }
+
+// Idempotency binds an Idempotency-Key (per organizer, environment and scope) to
+// the resource it created. Lease is held by the invocation working on it until
+// LeaseUntil; a crashed invocation's lease runs out and a retry takes it over.
+type Idempotency struct {
+	Tenant
+	Scope       string    // "order" | "hold"
+	Key         string    // the client's Idempotency-Key
+	RequestHash string    // sha256 of the canonical request
+	ResourceID  string    // order or hold id
+	Lease       string    // random token of the current holder
+	LeaseUntil  time.Time // for holds: the hold's expiry
+	CreatedAt   time.Time
+}
+
+// Idempotency scopes.
+const (
+	IdemOrder = "order"
+	IdemHold  = "hold"
+)
+
+// HoldIPState is the per-client-IP record of publishable-key seat holds.
+type HoldIPState struct {
+	Holds   map[string]time.Time // hold id -> expiry
+	Version int64
+}
+
+// HoldIPUpdate adds a hold to the per-IP record in the hold's transaction,
+// conditional on Version, and drops expired entries.
+type HoldIPUpdate struct {
+	Key     string
+	Version int64
+	Add     string
+	Until   time.Time
+	Remove  []string
+}
+
+// SalesStore is what holds and orders need from storage. Every conditional
+// write is a single conditional request or one transaction.
+type SalesStore interface {
+	GetEvent(ctx context.Context, organizerID, eventID string, env Environment) (*Event, error)
+	GetEventWithSeating(ctx context.Context, organizerID, eventID string, env Environment) (*Event, error)
+	// TierEvent finds the event of a tier id ("" when unknown).
+	TierEvent(ctx context.Context, tierID string) (organizerID, eventID string, err error)
+
+	GetIdempotency(ctx context.Context, t Tenant, scope, key string) (*Idempotency, error)
+	// BeginIdempotency creates rec unless a record exists: then it returns
+	// ErrIdempotencyTaken and the existing record. A hold record whose
+	// LeaseUntil has passed counts as absent.
+	BeginIdempotency(ctx context.Context, rec *Idempotency, now time.Time) (*Idempotency, error)
+	// ClaimIdempotency takes the lease over from oldLease (conditional).
+	ClaimIdempotency(ctx context.Context, rec *Idempotency, oldLease string) error
+	// ReleaseIdempotency forgets a record that never got its order (conditional on the lease).
+	ReleaseIdempotency(ctx context.Context, rec *Idempotency) error
+
+	AdmitHoldIP(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (state HoldIPState, admitted bool, reset time.Time, err error)
+	GetHoldIP(ctx context.Context, key string) (HoldIPState, error)
+	ForgetHoldIP(ctx context.Context, key, holdID string) error
+	// CreateHold takes every seat (free, or held/reserved past its expiry) and
+	// writes the hold, its idempotency record (optional) and the per-IP update
+	// (optional) in one transaction. A taken seat is a *StockError.
+	CreateHold(ctx context.Context, h *Hold, idem *Idempotency, ip *HoldIPUpdate, now time.Time) error
+	GetHold(ctx context.Context, id string) (*Hold, error) // nil when absent
+	// ReleaseSeat frees one held seat if it is still held by this reservation and live.
+	ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error)
+
+	// CreateOrder writes a new pending order and takes its stock in one
+	// transaction: tier counters, seats (from their reservations, or free), the
+	// promo counter. A line without stock is a *StockError.
+	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
+	SetPayment(ctx context.Context, o *Order) error
+	GetOrder(ctx context.Context, id string) (*Order, error) // nil when absent
+	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
+	// ConfirmOrder moves a pending, not overdue order to paid: seats sold,
+	// ticket numbers reserved, the outbox event written, in one transaction.
+	ConfirmOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time) error
+	// CancelOrder moves a pending order to cancelled (overdueOnly: only when its
+	// expiry has passed) and gives its stock back, with the outbox event.
+	CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error
+	// StartRefund records a pending refund on a paid order without one.
+	StartRefund(ctx context.Context, o *Order) error
+	// CompleteRefund moves a paid order with a pending refund to refunded and
+	// gives its stock back, with the outbox event.
+	CompleteRefund(ctx context.Context, o *Order, ev *OrderEvent) error
+	ListOrders(ctx context.Context, q OrderQuery) (*OrderPage, error)
+}

@@ -1,0 +1,111 @@
+package ticketing
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"math/big"
+	"time"
+
+	"tix/internal/clock"
+)
+
+// Sales is the selling side of the contract: seat holds, orders, payment,
+// tickets and refunds. It knows nothing of HTTP or AWS.
+type Sales struct {
+	Store    SalesStore
+	Payments func(Environment) (PaymentProvider, error)
+	Timers   Scheduler // nil: expiry and settlement happen only on reads
+	Clock    clock.Clock
+	Settings SalesSettings
+}
+
+// SalesSettings are the durations and limits of the sales path (all configurable).
+type SalesSettings struct {
+	HoldTTL      time.Duration // seat hold lifetime (default 15 min)
+	TestOrderTTL time.Duration // a pending test order expires after this (default 15 min)
+	LiveOrderTTL time.Duration // a pending live order's payment window (default 15 min)
+	LeaseTTL     time.Duration // how long an order creation may hold its Idempotency-Key
+	TokenSecret  []byte        // derives poll tokens (never stored)
+	// Publishable-key holds per client IP.
+	HoldIPRate      int
+	HoldIPWindow    time.Duration
+	HoldIPMaxActive int
+}
+
+// DefaultSalesSettings are the contract's figures and our documented choices.
+var DefaultSalesSettings = SalesSettings{
+	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
+	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
+}
+
+// Caller is who makes a sales request.
+type Caller struct {
+	Tenant
+	KeyID       string
+	Publishable bool
+	IP          string // the client IP API Gateway saw (publishable-key hold limits)
+}
+
+func (s *Sales) now() time.Time { return s.Clock.Now().UTC() }
+
+func (s *Sales) orderTTL(env Environment) time.Duration {
+	if env == EnvLive {
+		return s.Settings.LiveOrderTTL
+	}
+	return s.Settings.TestOrderTTL
+}
+
+const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// newID is prefix plus n random base62 characters.
+func newID(prefix string, n int) string { return prefix + randomString(idAlphabet, n) }
+
+func randomString(alphabet string, n int) string {
+	b := make([]byte, n)
+	m := big.NewInt(int64(len(alphabet)))
+	for i := range b {
+		v, err := rand.Int(rand.Reader, m)
+		if err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		b[i] = alphabet[v.Int64()]
+	}
+	return string(b)
+}
+
+// requestHash fingerprints a decoded request, so that the same request sent with
+// other whitespace or key order is the same, and any other request is not.
+func requestHash(v any) string {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// PollToken is the bearer-less token for polling one order. It is derived from
+// the order id with a server secret, so nothing is stored (a replay returns the
+// same token) and it proves nothing but the right to read that order's status.
+func (s *Sales) PollToken(orderID string) string {
+	m := hmac.New(sha256.New, s.Settings.TokenSecret)
+	m.Write([]byte("tix-poll-token-v1\x00" + orderID))
+	return "pt_" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:24])
+}
+
+// CheckPollToken reports whether token is the poll token of orderID (constant time).
+func (s *Sales) CheckPollToken(orderID, token string) bool {
+	return hmac.Equal([]byte(token), []byte(s.PollToken(orderID)))
+}
+
+func (s *Sales) schedule(ctx context.Context, kind, orderID string, due time.Time) {
+	if s.Timers == nil {
+		return
+	}
+	if err := s.Timers.Schedule(ctx, Timer{Kind: kind, OrderID: orderID, Due: due}); err != nil {
+		// Not fatal: reads apply overdue expiry and settlement themselves.
+		slog.WarnContext(ctx, "schedule timer", "kind", kind, "order_id", orderID, "error", err)
+	}
+}
