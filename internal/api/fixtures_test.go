@@ -48,6 +48,12 @@ func (h *harness) seedCatalog() map[string]*ticketing.Event {
 	concert.Performers = []ticketing.Performer{{Name: "The Band", Type: "artist", DurationMin: ip(90)}}
 	concert.Tiers = append(concert.Tiers, ticketing.Tier{ID: "evt_concert_vip", Ref: "vip", Name: "VIP", Price: 900000, Capacity: 10, PersonsIncluded: 2, Color: "#FFC107",
 		SalesStartAt: tp(t0.Add(day(1)))})
+	concert.Promos = []ticketing.Promo{
+		{Code: "TEN", Type: ticketing.PromoPercent, Value: 10},
+		{Code: "ONCE", Type: ticketing.PromoFixed, Value: 50000, MaxUses: 1},
+		{Code: "VIPHALF", Type: ticketing.PromoPercent, Value: 50, TierIDs: []string{"evt_concert_vip"}},
+		{Code: "LATER", Type: ticketing.PromoPercent, Value: 20, StartsAt: tp(t0.Add(day(2)))},
+	}
 	evs["concert"] = concert
 
 	theatre := baseEvent(orgA, "evt_theatre", "Hamlet", day(10))

@@ -3,6 +3,9 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +17,7 @@ import (
 	"tix/internal/api/openapitest"
 	"tix/internal/auth"
 	"tix/internal/clock"
+	"tix/internal/payment"
 	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -28,6 +32,32 @@ type harness struct {
 	srv     *api.Server
 	handler http.Handler
 	oas     *openapitest.Validator
+	sales   *ticketing.Sales
+	timers  *recordedTimers
+	pay     *payment.Test
+	payDown *atomic.Bool // the test provider fails while true
+}
+
+// recordedTimers keeps what the sales path schedules; tests run them through
+// Sales.HandleTimer (the SQS round trip is tested in internal/queue and app).
+type recordedTimers struct {
+	mu  sync.Mutex
+	all []ticketing.Timer
+}
+
+func (r *recordedTimers) Schedule(_ context.Context, t ticketing.Timer) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all = append(r.all, t)
+	return nil
+}
+
+func (r *recordedTimers) take() []ticketing.Timer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := r.all
+	r.all = nil
+	return all
 }
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -36,12 +66,34 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	clk := clock.NewFixed(t0)
 	st := testenv.Store(t, clk)
+	timers := &recordedTimers{}
+	payDown := &atomic.Bool{}
+	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: 30 * time.Second,
+		Fail: func(ticketing.PaymentRequest) error {
+			if payDown.Load() {
+				return errors.New("acquirer unavailable")
+			}
+			return nil
+		}})
+	settings := ticketing.DefaultSalesSettings
+	settings.TokenSecret = testenv.CursorSecret
+	sales := &ticketing.Sales{
+		Store: st, Timers: timers, Clock: clk, Settings: settings,
+		Payments: func(env ticketing.Environment) (ticketing.PaymentProvider, error) {
+			if env == ticketing.EnvTest {
+				return pay, nil
+			}
+			return nil, errors.New("no live provider in tests")
+		},
+	}
 	srv := &api.Server{
 		Keys: st, Health: st, Clock: clk,
 		Catalog: &ticketing.Catalog{Store: st, Clock: clk},
+		Sales:   sales,
 		Limits:  api.DefaultLimits,
 	}
-	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t)}
+	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t),
+		sales: sales, timers: timers, pay: pay, payDown: payDown}
 }
 
 func (h *harness) organizer(id string) {

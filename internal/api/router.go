@@ -61,6 +61,7 @@ type Server struct {
 	Keys    KeyStore
 	Health  HealthChecker
 	Catalog *ticketing.Catalog
+	Sales   *ticketing.Sales
 	Clock   clock.Clock
 	Limits  Limits
 }
@@ -73,15 +74,17 @@ const (
 
 // route is one endpoint: who may call it and what it needs.
 type route struct {
-	method   string
-	pattern  string // path below /v1, with {name} segments
-	group    Group
-	public   bool   // no key (health, openapi)
-	scope    string // required scope ("" = none, e.g. /ping)
-	skOnly   bool
-	bucket   string
-	segments []string
-	handle   func(w http.ResponseWriter, r *http.Request) error
+	method  string
+	pattern string // path below /v1, with {name} segments
+	group   Group
+	public  bool   // no key (health, openapi)
+	scope   string // required scope ("" = none, e.g. /ping)
+	skOnly  bool
+	// pollToken routes also accept the order's poll_token instead of a key.
+	pollToken bool
+	bucket    string
+	segments  []string
+	handle    func(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) routes() []*route {
@@ -95,6 +98,19 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/events/{id}/tiers", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getTiers},
 		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, handle: s.getSeating},
 		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, handle: s.getAvailability},
+
+		{method: "POST", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, bucket: bucketWrite, handle: s.createHold},
+		{method: "DELETE", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, handle: s.releaseHolds},
+
+		{method: "POST", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersWrite, bucket: bucketWrite, handle: s.createOrder},
+		{method: "GET", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersList, skOnly: true, handle: s.listOrders},
+		{method: "POST", pattern: "/orders/preview", group: GroupOrders, scope: auth.ScopeOrdersWrite, handle: s.previewOrder},
+		{method: "GET", pattern: "/orders/{id}", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, handle: s.getOrder},
+		{method: "POST", pattern: "/orders/{id}/check-status", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, handle: s.getOrder},
+		{method: "POST", pattern: "/orders/{id}/simulate-payment", group: GroupOrders, scope: auth.ScopeOrdersWrite, skOnly: true, handle: s.simulatePayment},
+		{method: "GET", pattern: "/orders/{id}/tickets", group: GroupOrders, scope: auth.ScopeOrdersRead, skOnly: true, handle: s.getTickets},
+		{method: "POST", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.refundOrder},
+		{method: "GET", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.getRefund},
 	}
 }
 
@@ -227,7 +243,10 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
-	if !match.public {
+	// A poll token stands in for a key on the order status routes (contract
+	// section 5 rule 8); the handler checks it.
+	byPollToken := match.pollToken && r.Header.Get("Authorization") == "" && r.URL.Query().Has("poll_token")
+	if !match.public && !byPollToken {
 		var err error
 		if r, err = rt.s.authenticate(w, r, match); err != nil {
 			writeError(w, r, err)

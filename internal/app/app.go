@@ -4,12 +4,16 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"tix/internal/api"
 	"tix/internal/clock"
 	"tix/internal/config"
+	"tix/internal/payment"
+	"tix/internal/queue"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 )
@@ -18,6 +22,9 @@ import (
 type App struct {
 	Config config.Config
 	Store  *store.Store
+	Queue  *queue.Client
+	Timers *queue.Timers
+	Sales  *ticketing.Sales
 	Server *api.Server
 }
 
@@ -35,7 +42,7 @@ func Logger(cfg config.Config) *slog.Logger {
 	return l
 }
 
-// New builds the store and the server from the configuration.
+// New builds the store, the queue client and the server from the configuration.
 func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	if c == nil {
 		c = clock.System{}
@@ -47,10 +54,46 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &App{Config: cfg, Store: st, Server: NewServer(cfg, st, c)}, nil
+	q, err := queue.Open(ctx, cfg.Region, cfg.SQSEndpoint, cfg.QueuePrefix)
+	if err != nil {
+		return nil, err
+	}
+	timers := queue.NewTimers(q, c.Now)
+	sales := NewSales(cfg, st, timers, c)
+	srv := NewServer(cfg, st, c)
+	srv.Sales = sales
+	return &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Server: srv}, nil
 }
 
-// NewServer builds the HTTP server over a store.
+// ErrNoLiveProvider: live SBP payments need the acquirer's adapter, which is
+// not part of this build; live orders answer 502 payment_provider_error.
+var ErrNoLiveProvider = errors.New("the live SBP acquirer is not configured")
+
+// NewSales builds the sales service. Test orders use the test SBP provider.
+func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Scheduler, c clock.Clock) *ticketing.Sales {
+	test := payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay})
+	return &ticketing.Sales{
+		Store: st, Timers: timers, Clock: c,
+		Payments: func(env ticketing.Environment) (ticketing.PaymentProvider, error) {
+			if env == ticketing.EnvTest {
+				return test, nil
+			}
+			return nil, ErrNoLiveProvider
+		},
+		Settings: SalesSettings(cfg),
+	}
+}
+
+// SalesSettings are the sales durations and limits of the configuration.
+func SalesSettings(cfg config.Config) ticketing.SalesSettings {
+	s := ticketing.DefaultSalesSettings
+	s.HoldTTL, s.TestOrderTTL, s.LiveOrderTTL = cfg.HoldTTL, cfg.TestOrderTTL, cfg.LiveOrderTTL
+	s.TokenSecret = []byte(cfg.CursorSecret)
+	s.HoldIPRate, s.HoldIPMaxActive, s.HoldIPWindow = cfg.HoldIPRate, cfg.HoldIPMaxActive, time.Minute
+	return s
+}
+
+// NewServer builds the HTTP server over a store (the Sales service is set by New).
 func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 	if c == nil {
 		c = clock.System{}
@@ -63,4 +106,10 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
 		},
 	}
+}
+
+// HandleTimerMessage runs one timers-queue message: a timer that is not due yet
+// is sent on (another hop), a due one is done.
+func (a *App) HandleTimerMessage(ctx context.Context, body []byte) error {
+	return queue.HandleTimer(ctx, body, a.Sales.Clock.Now(), a.Timers, a.Sales.HandleTimer)
 }

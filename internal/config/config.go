@@ -23,6 +23,11 @@ type Config struct {
 	MaxBodyBytes     int64         // TIX_MAX_BODY_BYTES
 	HoldTTL          time.Duration // TIX_HOLD_TTL
 	TestOrderTTL     time.Duration // TIX_TEST_ORDER_TTL
+	LiveOrderTTL     time.Duration // TIX_LIVE_ORDER_TTL
+	RefundDelay      time.Duration // TIX_REFUND_SETTLE_DELAY
+	HoldIPRate       int           // TIX_HOLD_IP_RATE
+	HoldIPMaxActive  int           // TIX_HOLD_IP_MAX_HOLDS
+	QueuePrefix      string        // TIX_QUEUE_PREFIX
 	LogFormat        string        // TIX_LOG_FORMAT: json | text
 	LogLevel         string        // TIX_LOG_LEVEL: debug | info | warn | error
 }
@@ -36,13 +41,18 @@ var Vars = []Var{
 	{"AWS_REGION", "us-east-1", "AWS region"},
 	{"TIX_DYNAMODB_ENDPOINT", "", "DynamoDB endpoint override (the local stack sets http://127.0.0.1:8000); empty = AWS"},
 	{"TIX_SQS_ENDPOINT", "", "SQS endpoint override (the local stack sets http://127.0.0.1:4566); empty = AWS"},
-	{"TIX_CURSOR_SECRET", "", "secret that signs pagination cursors (at least 16 characters; required outside the local stack)"},
+	{"TIX_CURSOR_SECRET", "", "secret that signs pagination cursors and derives order poll tokens (at least 16 characters; required outside the local stack; changing it invalidates both)"},
 	{"TIX_RATE_READS", "600", "requests per key per window, all but order and hold creation"},
 	{"TIX_RATE_WRITES", "60", "order and hold creations per key per window"},
 	{"TIX_RATE_WINDOW", "1m", "rate-limit window"},
 	{"TIX_MAX_BODY_BYTES", "65536", "largest request body accepted"},
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
+	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
+	{"TIX_REFUND_SETTLE_DELAY", "30s", "how long the test SBP provider takes to return a refund's money"},
+	{"TIX_HOLD_IP_RATE", "20", "seat-hold requests per client IP per minute with a publishable key"},
+	{"TIX_HOLD_IP_MAX_HOLDS", "3", "concurrent active seat holds per client IP with a publishable key"},
+	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
@@ -83,7 +93,10 @@ func Load(getenv func(string) string) (Config, error) {
 		ReadsPerWindow: posInt("TIX_RATE_READS"), WritesPerWindow: posInt("TIX_RATE_WRITES"), RateWindow: dur("TIX_RATE_WINDOW"),
 		MaxBodyBytes: int64(posInt("TIX_MAX_BODY_BYTES")),
 		HoldTTL:      dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
-		LogFormat: get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
+		LiveOrderTTL: dur("TIX_LIVE_ORDER_TTL"), RefundDelay: dur("TIX_REFUND_SETTLE_DELAY"),
+		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
+		QueuePrefix: get("TIX_QUEUE_PREFIX"),
+		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
 	}
 	if c.RateWindow > 0 && c.RateWindow < time.Second {
 		errs = append(errs, fmt.Errorf("TIX_RATE_WINDOW=%q: must be at least 1s", get("TIX_RATE_WINDOW")))

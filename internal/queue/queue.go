@@ -4,7 +4,9 @@ package queue
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,12 +22,12 @@ const MaxDelay = 900 * time.Second
 
 // Names of tix's queues: each work queue has a dead-letter queue.
 const (
-	Deliveries = "deliveries"
-	Timers     = "timers"
+	DeliveriesQueue = "deliveries"
+	TimersQueue     = "timers" // ticketing.Timer messages; see Timers
 )
 
 // Queues are the work queues the local stack and the CDK stack create.
-var Queues = []string{Deliveries, Timers}
+var Queues = []string{DeliveriesQueue, TimersQueue}
 
 // DLQ names the dead-letter queue of a queue.
 func DLQ(name string) string { return name + "-dlq" }
@@ -34,9 +36,13 @@ func DLQ(name string) string { return name + "-dlq" }
 const MaxReceives = 5
 
 // Client is an SQS client bound to a queue name prefix (tix-<stage> on AWS).
+// It is safe for concurrent use.
 type Client struct {
 	sqs    *sqs.Client
 	prefix string
+
+	mu   sync.Mutex
+	urls map[string]string // queue URLs by short name, resolved once
 }
 
 // Open builds an SQS client; a local endpoint gets dummy static credentials.
@@ -57,7 +63,7 @@ func Open(ctx context.Context, region, endpoint, prefix string) (*Client, error)
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	})
-	return &Client{sqs: c, prefix: prefix}, nil
+	return &Client{sqs: c, prefix: prefix, urls: map[string]string{}}, nil
 }
 
 // QueueName is the full name of a queue.
@@ -89,5 +95,8 @@ func (c *Client) EnsureQueues(ctx context.Context) (map[string]string, error) {
 		}
 		urls[q], urls[DLQ(q)] = aws.ToString(out.QueueUrl), aws.ToString(dlq.QueueUrl)
 	}
+	c.mu.Lock()
+	maps.Copy(c.urls, urls)
+	c.mu.Unlock()
 	return urls, nil
 }

@@ -1,0 +1,505 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"tix/internal/auth"
+	"tix/internal/ticketing"
+)
+
+// salesCaller is the domain's view of the authenticated key.
+func salesCaller(r *http.Request) ticketing.Caller {
+	c := callerOf(r.Context())
+	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: clientIP(r)}
+}
+
+// idempotencyKey reads the Idempotency-Key header: 1-255 printable ASCII characters.
+func idempotencyKey(r *http.Request, required bool) (string, error) {
+	vals := r.Header.Values("Idempotency-Key")
+	if len(vals) == 0 {
+		if required {
+			return "", ticketing.Invalid("Idempotency-Key", "the Idempotency-Key header is required: send a unique value (a UUID) per order and reuse it when you retry that order")
+		}
+		return "", nil
+	}
+	k := vals[0]
+	if len(vals) > 1 || k == "" || len(k) > 255 {
+		return "", ticketing.Invalid("Idempotency-Key", "Idempotency-Key must be one value of 1 to 255 printable ASCII characters")
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return "", ticketing.Invalid("Idempotency-Key", "Idempotency-Key must be printable ASCII")
+		}
+	}
+	return k, nil
+}
+
+type holdSeatJSON struct {
+	ReservationID string `json:"reservation_id"`
+	SeatID        string `json:"seat_id"`
+	Label         string `json:"label"`
+	ZoneName      string `json:"zone_name"`
+	ZoneColor     string `json:"zone_color"`
+	TicketTierID  string `json:"ticket_tier_id"`
+	Price         int64  `json:"price"`
+}
+
+type holdJSON struct {
+	HoldID         string         `json:"hold_id"`
+	ExpiresAt      string         `json:"expires_at"`
+	TotalBasePrice int64          `json:"total_base_price"`
+	Seats          []holdSeatJSON `json:"seats"`
+}
+
+func (s *Server) createHold(w http.ResponseWriter, r *http.Request) error {
+	key, err := idempotencyKey(r, false)
+	if err != nil {
+		return err
+	}
+	var req ticketing.HoldRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	h, err := s.Sales.CreateHold(r.Context(), salesCaller(r), key, req)
+	if err != nil {
+		return err
+	}
+	out := holdJSON{HoldID: h.ID, ExpiresAt: ts(h.ExpiresAt), TotalBasePrice: h.TotalBasePrice, Seats: []holdSeatJSON{}}
+	for _, st := range h.Seats {
+		out.Seats = append(out.Seats, holdSeatJSON{ReservationID: st.ReservationID, SeatID: st.SeatID, Label: st.Label,
+			ZoneName: st.ZoneName, ZoneColor: st.ZoneColor, TicketTierID: st.TierID, Price: st.Price})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) releaseHolds(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		ReservationIDs *[]string `json:"reservation_ids"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.ReservationIDs == nil {
+		return ticketing.Invalid("reservation_ids", "reservation_ids is required")
+	}
+	n, err := s.Sales.ReleaseHolds(r.Context(), salesCaller(r), *req.ReservationIDs)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"released": n})
+	return nil
+}
+
+// orderRequest is the body of POST /orders and /orders/preview. ticket_tier_id
+// is accepted as another name of tier_id: one example in the contract uses it.
+type orderRequest struct {
+	ticketing.OrderRequest
+	TicketTierID *string `json:"ticket_tier_id,omitempty"`
+}
+
+func decodeOrder(r *http.Request) (ticketing.OrderRequest, error) {
+	var req orderRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return req.OrderRequest, err
+	}
+	if req.TicketTierID != nil {
+		if req.TierID != nil {
+			return req.OrderRequest, ticketing.Invalid("ticket_tier_id", "send tier_id or its alias ticket_tier_id, not both")
+		}
+		req.TierID = req.TicketTierID
+	}
+	return req.OrderRequest, nil
+}
+
+type paymentJSON struct {
+	QRImage   string  `json:"qr_image"`
+	QRPayload string  `json:"qr_payload"`
+	DeepLink  *string `json:"deep_link"`
+	ExpiresAt *string `json:"expires_at"`
+	Provider  string  `json:"provider"`
+}
+
+type orderCreatedJSON struct {
+	ID          string      `json:"id"`
+	Status      string      `json:"status"`
+	Type        string      `json:"type"`
+	Environment string      `json:"environment"`
+	Currency    string      `json:"currency"`
+	BasePrice   int64       `json:"base_price"`
+	ServiceFee  int64       `json:"service_fee"`
+	TotalPrice  int64       `json:"total_price"`
+	Payment     paymentJSON `json:"payment"`
+	PollToken   string      `json:"poll_token"`
+	CreatedAt   string      `json:"created_at"`
+}
+
+func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
+	key, err := idempotencyKey(r, true)
+	if err != nil {
+		return err
+	}
+	req, err := decodeOrder(r)
+	if err != nil {
+		return err
+	}
+	res, err := s.Sales.CreateOrder(r.Context(), salesCaller(r), key, req)
+	if err != nil {
+		return err
+	}
+	o := res.Order
+	out := orderCreatedJSON{
+		ID: o.ID, Status: string(o.Status), Type: o.Type, Environment: string(o.Environment), Currency: o.Currency,
+		BasePrice: o.BasePrice, ServiceFee: o.ServiceFee, TotalPrice: o.TotalPrice, PollToken: res.PollToken,
+		CreatedAt: ts(o.CreatedAt),
+	}
+	if p := o.Payment; p != nil {
+		out.Payment = paymentJSON{QRImage: res.QRImage, QRPayload: p.Payload, DeepLink: strPtr(p.DeepLink),
+			ExpiresAt: tsPtr(&p.ExpiresAt), Provider: p.Provider}
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, out)
+	return nil
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+type previewLineJSON struct {
+	TierID    string `json:"tier_id"`
+	Name      string `json:"name"`
+	UnitPrice int64  `json:"unit_price"`
+	Quantity  int    `json:"quantity"`
+	Amount    int64  `json:"amount"`
+}
+
+type previewJSON struct {
+	Type       string  `json:"type"`
+	ItemName   *string `json:"item_name"`
+	EventTitle *string `json:"event_title"`
+	Quantity   int     `json:"quantity"`
+	BasePrice  int64   `json:"base_price"`
+	ServiceFee int64   `json:"service_fee"`
+	TotalPrice int64   `json:"total_price"`
+	Currency   string  `json:"currency"`
+	FeeVersion int     `json:"fee_version"`
+	IsFree     bool    `json:"is_free"`
+	Breakdown  struct {
+		Items    []previewLineJSON `json:"items"`
+		Subtotal int64             `json:"subtotal"`
+		Discount int64             `json:"discount"`
+		Total    int64             `json:"total"`
+	} `json:"breakdown"`
+	Promo *promoJSON `json:"promo"`
+}
+
+type promoJSON struct {
+	Code     string `json:"code"`
+	Type     string `json:"type"`
+	Value    int64  `json:"value"`
+	Discount int64  `json:"discount"`
+}
+
+func (s *Server) previewOrder(w http.ResponseWriter, r *http.Request) error {
+	req, err := decodeOrder(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.Sales.Preview(r.Context(), salesCaller(r), req)
+	if err != nil {
+		return err
+	}
+	out := previewJSON{Type: ticketing.OrderTypeTicket, EventTitle: &p.Event.Title, Quantity: p.Quantity,
+		BasePrice: p.BasePrice, TotalPrice: p.Total, Currency: currency(p.Event), FeeVersion: ticketing.FeeVersion,
+		IsFree: p.Total == 0}
+	out.ItemName = itemName(p.Lines)
+	// Seats of one tier are one breakdown line, like a general-admission quantity.
+	index := map[string]int{}
+	for _, l := range p.Lines {
+		i, ok := index[l.TierID]
+		if !ok {
+			i = len(out.Breakdown.Items)
+			index[l.TierID] = i
+			out.Breakdown.Items = append(out.Breakdown.Items, previewLineJSON{TierID: l.TierID, Name: l.TierName, UnitPrice: l.UnitPrice})
+		}
+		out.Breakdown.Items[i].Quantity += l.Quantity
+		out.Breakdown.Items[i].Amount += l.UnitPrice * int64(l.Quantity)
+	}
+	out.Breakdown.Subtotal, out.Breakdown.Discount, out.Breakdown.Total = p.BasePrice, p.Discount, p.Total
+	if p.Promo != nil {
+		out.Promo = &promoJSON{Code: p.Promo.Code, Type: string(p.Promo.Type), Value: p.Promo.Value, Discount: p.Promo.Discount}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func currency(e *ticketing.Event) string {
+	if e.Currency == "" {
+		return "RUB"
+	}
+	return e.Currency
+}
+
+// itemName is the tier name, or the names of several tiers joined.
+func itemName(lines []ticketing.OrderLine) *string {
+	var names []string
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if !seen[l.TierName] {
+			seen[l.TierName] = true
+			names = append(names, l.TierName)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	n := strings.Join(names, ", ")
+	return &n
+}
+
+type buyerJSON struct {
+	Email string  `json:"email"`
+	Name  *string `json:"name"`
+	Phone *string `json:"phone"`
+}
+
+type orderStatusJSON struct {
+	ID               string     `json:"id"`
+	Type             string     `json:"type"`
+	Status           string     `json:"status"`
+	IsPaid           bool       `json:"is_paid"`
+	Livemode         bool       `json:"livemode"`
+	Currency         string     `json:"currency"`
+	BasePrice        int64      `json:"base_price"`
+	ServiceFee       int64      `json:"service_fee"`
+	TotalPrice       int64      `json:"total_price"`
+	Quantity         int        `json:"quantity"`
+	EventID          *string    `json:"event_id"`
+	TicketTierID     *string    `json:"ticket_tier_id"`
+	OccurrenceTierID *string    `json:"occurrence_tier_id"`
+	OccurrenceID     *string    `json:"occurrence_id"`
+	PaidAt           *string    `json:"paid_at"`
+	ExpiresAt        *string    `json:"expires_at"`
+	CreatedAt        string     `json:"created_at"`
+	Buyer            *buyerJSON `json:"buyer,omitempty"`
+}
+
+func renderOrder(o *ticketing.Order, pii bool) orderStatusJSON {
+	wo := o.Webhook()
+	out := orderStatusJSON{
+		ID: wo.ID, Type: wo.Type, Status: wo.Status, IsPaid: wo.IsPaid, Livemode: wo.Livemode, Currency: wo.Currency,
+		BasePrice: wo.BasePrice, ServiceFee: wo.ServiceFee, TotalPrice: wo.TotalPrice, Quantity: wo.Quantity,
+		EventID: wo.EventID, TicketTierID: wo.TicketTierID, OccurrenceTierID: wo.OccurrenceTierID,
+		OccurrenceID: strPtr(o.OccurrenceID), PaidAt: tsPtr(wo.PaidAt), CreatedAt: ts(wo.CreatedAt),
+	}
+	if o.Status == ticketing.OrderPending {
+		out.ExpiresAt = tsPtr(&o.ExpiresAt)
+	}
+	if pii {
+		out.Buyer = &buyerJSON{Email: o.Buyer.Email, Name: o.Buyer.Name, Phone: o.Buyer.Phone}
+	}
+	return out
+}
+
+// seesPII: buyer data only for a secret key holding orders:read (never a
+// publishable key, never a poll token).
+func seesPII(c *caller) bool {
+	return c != nil && c.key.Type == auth.Secret && c.key.HasScope(auth.ScopeOrdersRead)
+}
+
+// getOrder serves GET /orders/{id} and POST /orders/{id}/check-status, with a
+// key or with the order's poll token.
+func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
+	q, err := newQuery(r, "poll_token")
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	c := callerOf(r.Context())
+	var o *ticketing.Order
+	if c == nil {
+		if o, err = s.Sales.OrderByPollToken(r.Context(), id, q.str("poll_token")); err != nil {
+			return err
+		}
+	} else if o, err = s.Sales.Order(r.Context(), c.tenant(), id); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, renderOrder(o, seesPII(c)))
+	return nil
+}
+
+func (s *Server) simulatePayment(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Outcome *string `json:"outcome"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &req); err != nil && !isEmptyBody(err) {
+			return err
+		}
+	}
+	c := callerOf(r.Context())
+	outcome := ""
+	if req.Outcome != nil {
+		outcome = *req.Outcome
+		if outcome == "" {
+			return ticketing.Invalid("outcome", "outcome must be paid or cancelled")
+		}
+	}
+	o, err := s.Sales.Simulate(r.Context(), c.tenant(), r.PathValue("id"), outcome)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderOrder(o, seesPII(c)))
+	return nil
+}
+
+func isEmptyBody(err error) bool {
+	var e *ticketing.Error
+	return errors.As(err, &e) && strings.HasPrefix(e.Message, "request body is empty")
+}
+
+type ticketSeatJSON struct {
+	Label    string  `json:"label"`
+	ZoneName string  `json:"zone_name"`
+	Row      *string `json:"row"`
+	Number   *int    `json:"number"`
+	SeatCode *string `json:"seat_code"`
+}
+
+type issuedTicketJSON struct {
+	TicketNumber string          `json:"ticket_number"`
+	Status       string          `json:"status"`
+	Seat         *ticketSeatJSON `json:"seat"`
+}
+
+type orderTicketsJSON struct {
+	OrderID      string             `json:"order_id"`
+	Status       string             `json:"status"`
+	EventID      *string            `json:"event_id"`
+	Quantity     int                `json:"quantity"`
+	TicketNumber *string            `json:"ticket_number"`
+	QRPayload    *string            `json:"qr_payload"`
+	Tickets      []issuedTicketJSON `json:"tickets"`
+}
+
+func (s *Server) getTickets(w http.ResponseWriter, r *http.Request) error {
+	o, err := s.Sales.Tickets(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	qr := o.TicketQR()
+	out := orderTicketsJSON{OrderID: o.ID, Status: string(o.Status), EventID: strPtr(o.EventID), Quantity: o.Quantity,
+		TicketNumber: strPtr(o.TicketNumber), QRPayload: &qr, Tickets: []issuedTicketJSON{}}
+	for _, t := range o.Tickets {
+		it := issuedTicketJSON{TicketNumber: t.Number, Status: t.Status}
+		if st := t.Seat; st != nil {
+			code := st.SeatID
+			it.Seat = &ticketSeatJSON{Label: st.Label, ZoneName: st.ZoneName, Row: st.Row, Number: st.Number, SeatCode: &code}
+		}
+		out.Tickets = append(out.Tickets, it)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type refundJSON struct {
+	ID          string  `json:"id"`
+	OrderID     string  `json:"order_id"`
+	Status      string  `json:"status"`
+	Amount      int64   `json:"amount"`
+	Currency    string  `json:"currency"`
+	Reason      *string `json:"reason"`
+	CreatedAt   string  `json:"created_at"`
+	CompletedAt *string `json:"completed_at"`
+}
+
+func renderRefund(orderID string, rf *ticketing.Refund) refundJSON {
+	return refundJSON{ID: rf.ID, OrderID: orderID, Status: string(rf.Status), Amount: rf.Amount, Currency: rf.Currency,
+		Reason: rf.Reason, CreatedAt: ts(rf.CreatedAt), CompletedAt: tsPtr(rf.CompletedAt)}
+}
+
+func (s *Server) refundOrder(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Reason *string `json:"reason"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &req); err != nil && !isEmptyBody(err) {
+			return err
+		}
+	}
+	id := r.PathValue("id")
+	rf, err := s.Sales.RefundOrder(r.Context(), callerOf(r.Context()).tenant(), id, req.Reason)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderRefund(id, rf))
+	return nil
+}
+
+func (s *Server) getRefund(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	rf, err := s.Sales.LatestRefund(r.Context(), callerOf(r.Context()).tenant(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderRefund(id, rf))
+	return nil
+}
+
+type orderListJSON struct {
+	Data       []orderStatusJSON `json:"data"`
+	NextCursor *string           `json:"next_cursor"`
+	HasMore    bool              `json:"has_more"`
+}
+
+func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r.Context())
+	q, err := newQuery(r, "limit", "cursor", "status", "event_id", "created_after", "created_before")
+	if err != nil {
+		return err
+	}
+	oq := ticketing.OrderQuery{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment, Cursor: q.str("cursor"), EventID: q.str("event_id")}
+	if oq.Limit, err = q.limit(); err != nil {
+		return err
+	}
+	status, err := q.enum("status", "", "pending", "paid", "cancelled", "refunded")
+	if err != nil {
+		return err
+	}
+	oq.Status = ticketing.OrderStatus(status)
+	if oq.CreatedAfter, err = q.time("created_after"); err != nil {
+		return err
+	}
+	if oq.CreatedBefore, err = q.time("created_before"); err != nil {
+		return err
+	}
+	if oq.CreatedAfter != nil && oq.CreatedBefore != nil && oq.CreatedBefore.Before(*oq.CreatedAfter) {
+		return ticketing.Invalid("created_before", "created_before is earlier than created_after")
+	}
+	page, err := s.Sales.Orders(r.Context(), oq)
+	if err != nil {
+		return err
+	}
+	out := orderListJSON{Data: []orderStatusJSON{}, HasMore: page.HasMore, NextCursor: strPtr(page.NextCursor)}
+	pii := seesPII(c)
+	for _, o := range page.Orders {
+		out.Data = append(out.Data, renderOrder(o, pii))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+var _ = time.Second
