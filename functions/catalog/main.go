@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -13,23 +11,9 @@ import (
 
 	"tix/internal/api"
 	"tix/internal/app"
-	"tix/internal/config"
 )
 
-func main() {
-	cfg, err := config.Load(os.Getenv)
-	if err != nil {
-		slog.Error("configuration", "error", err)
-		os.Exit(1)
-	}
-	app.Logger(cfg)
-	a, err := app.New(context.Background(), cfg, nil)
-	if err != nil {
-		slog.Error("start", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(handler(a))
-}
+func main() { lambda.Start(handler(app.FromEnv())) }
 
 // handler is the Lambda entry point over the catalog group of the HTTP API.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {

@@ -113,3 +113,21 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 func (a *App) HandleTimerMessage(ctx context.Context, body []byte) error {
 	return queue.HandleTimer(ctx, body, a.Sales.Clock.Now(), a.Timers, a.Sales.HandleTimer)
 }
+
+// FromEnv is what every Lambda main does first: read and validate the
+// configuration from the environment, install the logger, wire the service.
+// It exits with the reason when the configuration is invalid.
+func FromEnv() *App {
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		slog.Error("configuration", "error", err)
+		os.Exit(1)
+	}
+	Logger(cfg)
+	a, err := New(context.Background(), cfg, nil)
+	if err != nil {
+		slog.Error("start", "error", err)
+		os.Exit(1)
+	}
+	return a
+}

@@ -43,10 +43,16 @@ func (c *Client) url(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("%w %q: want one of %v or their DLQs", ErrUnknownQueue, name, Queues)
 	}
 	c.mu.Lock()
-	u, ok := c.urls[name]
+	e, ok := c.urls[name]
+	if !ok {
+		e = &queueURL{}
+		c.urls[name] = e
+	}
 	c.mu.Unlock()
-	if ok {
-		return u, nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.url != "" {
+		return e.url, nil
 	}
 	out, err := c.sqs.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(c.QueueName(name))})
 	if err != nil {
@@ -55,11 +61,8 @@ func (c *Client) url(ctx context.Context, name string) (string, error) {
 		}
 		return "", fmt.Errorf("resolve queue %s: %w", c.QueueName(name), err)
 	}
-	u = aws.ToString(out.QueueUrl)
-	c.mu.Lock()
-	c.urls[name] = u
-	c.mu.Unlock()
-	return u, nil
+	e.url = aws.ToString(out.QueueUrl)
+	return e.url, nil
 }
 
 // delaySeconds is the DelaySeconds sent for a delay: rounded up to whole

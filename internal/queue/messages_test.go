@@ -137,10 +137,12 @@ func TestClient_UnknownQueueIsAnError(t *testing.T) {
 func TestClient_ResolvesQueueURLsOnceAndConcurrently(t *testing.T) {
 	ctx := context.Background()
 	c := testClient(t)
+	// A second client on the same queues, with nothing cached.
 	fresh, err := Open(ctx, "us-east-1", testenv.SQSEndpoint(t), strings.TrimSuffix(c.QueueName(""), "-"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec := record(fresh)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -150,8 +152,22 @@ func TestClient_ResolvesQueueURLsOnceAndConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got, want := fresh.urls[DeliveriesQueue], c.urls[DeliveriesQueue]; got != want {
-		t.Errorf("cached url %q, want %q", got, want)
+	if n := rec.calls("GetQueueUrl"); n != 1 {
+		t.Errorf("8 concurrent sends made %d GetQueueUrl calls, want 1", n)
+	}
+	want, _ := c.url(ctx, DeliveriesQueue)
+	if got, _ := fresh.url(ctx, DeliveriesQueue); got != want {
+		t.Errorf("resolved url %q, want %q", got, want)
+	}
+	if n := rec.calls("SendMessage"); n != 8 {
+		t.Errorf("%d SendMessage calls, want 8", n)
+	}
+	// EnsureQueues fills the cache: the first client never asked.
+	if n := record(c).calls("GetQueueUrl"); n != 0 {
+		t.Errorf("after EnsureQueues: %d GetQueueUrl calls", n)
+	}
+	if err := c.Send(ctx, TimersQueue, []byte("x"), 0); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -174,33 +190,48 @@ func TestSend_DelayedMessageArrivesLater(t *testing.T) {
 	}
 }
 
-// recorder records the request bodies the SQS client sends.
+// recorder records the requests the SQS client sends.
 type recorder struct {
-	inner sqs.HTTPClient
-	mu    sync.Mutex
-	sent  []string
+	inner   sqs.HTTPClient
+	mu      sync.Mutex
+	sent    []string       // request bodies
+	actions map[string]int // X-Amz-Target actions (AmazonSQS.SendMessage) by count
+}
+
+// record makes c's SQS client record its requests.
+func record(c *Client) *recorder {
+	rec := &recorder{actions: map[string]int{}}
+	c.sqs = sqs.New(c.sqs.Options(), func(o *sqs.Options) { rec.inner = o.HTTPClient; o.HTTPClient = rec })
+	return rec
 }
 
 func (r *recorder) Do(req *http.Request) (*http.Response, error) {
+	var b []byte
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
+		var err error
+		if b, err = io.ReadAll(req.Body); err != nil {
 			return nil, err
 		}
 		req.Body = io.NopCloser(bytes.NewReader(b))
-		r.mu.Lock()
-		r.sent = append(r.sent, string(b))
-		r.mu.Unlock()
 	}
+	r.mu.Lock()
+	r.sent = append(r.sent, string(b))
+	r.actions[strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "AmazonSQS.")]++
+	r.mu.Unlock()
 	return r.inner.Do(req)
+}
+
+func (r *recorder) calls(action string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.actions[action]
 }
 
 // The adapter never asks for more than MaxDelay, though fauxqs would take it.
 func TestSend_ClampsDelayOnTheWire(t *testing.T) {
 	ctx := context.Background()
 	c := testClient(t)
-	rec := &recorder{}
-	c.sqs = sqs.New(c.sqs.Options(), func(o *sqs.Options) { rec.inner = o.HTTPClient; o.HTTPClient = rec })
+	rec := record(c)
 	for _, tc := range []struct {
 		delay time.Duration
 		want  int

@@ -4,7 +4,6 @@ package queue
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -42,7 +41,15 @@ type Client struct {
 	prefix string
 
 	mu   sync.Mutex
-	urls map[string]string // queue URLs by short name, resolved once
+	urls map[string]*queueURL // by short name
+}
+
+// queueURL is one queue's URL, resolved once: its lock is held while resolving,
+// so that concurrent first uses make one GetQueueUrl call; a failure is not
+// cached.
+type queueURL struct {
+	mu  sync.Mutex
+	url string
 }
 
 // Open builds an SQS client; a local endpoint gets dummy static credentials.
@@ -63,7 +70,7 @@ func Open(ctx context.Context, region, endpoint, prefix string) (*Client, error)
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	})
-	return &Client{sqs: c, prefix: prefix, urls: map[string]string{}}, nil
+	return &Client{sqs: c, prefix: prefix, urls: map[string]*queueURL{}}, nil
 }
 
 // QueueName is the full name of a queue.
@@ -96,7 +103,9 @@ func (c *Client) EnsureQueues(ctx context.Context) (map[string]string, error) {
 		urls[q], urls[DLQ(q)] = aws.ToString(out.QueueUrl), aws.ToString(dlq.QueueUrl)
 	}
 	c.mu.Lock()
-	maps.Copy(c.urls, urls)
+	for name, u := range urls {
+		c.urls[name] = &queueURL{url: u}
+	}
 	c.mu.Unlock()
 	return urls, nil
 }

@@ -105,6 +105,12 @@ func printWelcome(addr string, keys []demoKey) {
 	sk := keys[0].Secret
 	fmt.Fprintf(&b, "\nTry it:\n  curl -s -H 'Authorization: Bearer %s' %s/events\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' -H 'Origin: http://localhost:3000' %s/ping\n", keys[1].Secret, base)
+	tier := ticketing.CatalogTierID(demo.OrganizerID, demo.RefConcert, "dance-floor")
+	fmt.Fprintf(&b, "\nBuy a ticket (test mode: pay it with simulate-payment, then fetch the tickets):\n")
+	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' -H 'Idempotency-Key: try-1' -H 'Content-Type: application/json' \\\n", sk)
+	fmt.Fprintf(&b, "    -d '{\"tier_id\":\"%s\",\"quantity\":2,\"buyer\":{\"email\":\"you@example.com\"}}' %s/orders\n", tier, base)
+	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' %s/orders/<order id>/simulate-payment\n", sk, base)
+	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/orders/<order id>/tickets\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s %s/health\n\nOperator CLI: go run ./scripts/tixctl --help\n", base)
 	fmt.Print(b.String())
 }

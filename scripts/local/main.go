@@ -68,11 +68,7 @@ func run() error {
 		step("Table %s exists; reusing it", cfg.Table)
 	}
 	step("Creating queues if absent (fauxqs at %s)", cfg.SQSEndpoint)
-	q, err := queue.Open(ctx, cfg.Region, cfg.SQSEndpoint, "tix")
-	if err != nil {
-		return err
-	}
-	if _, err := q.EnsureQueues(ctx); err != nil {
+	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
 		return fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
 	}
 	step("Seeding the demo catalog (once)")
@@ -94,6 +90,15 @@ func run() error {
 		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// The timers queue: order expiry and refund settlement, as functions/timers does on AWS.
+	go func() {
+		err := a.Queue.Consume(ctx, queue.TimersQueue, func(ctx context.Context, m queue.Message) error {
+			return a.HandleTimerMessage(ctx, m.Body)
+		})
+		if err != nil && ctx.Err() == nil {
+			slog.Error("timers consumer stopped", "error", err)
+		}
+	}()
 	printWelcome(addr, keys)
 	select {
 	case <-ctx.Done():

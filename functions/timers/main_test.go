@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"tix/internal/testenv"
+	"tix/internal/testenv/lambdaenv"
+	"tix/internal/ticketing"
+)
+
+// The SQS sample batch: a due timer for an unknown order is done (nothing to
+// do), a malformed message is reported as a batch item failure (it will go to
+// the dead-letter queue after its receives), and only that one.
+func TestHandler_SampleSQSBatch(t *testing.T) {
+	env := lambdaenv.New(t)
+	raw, err := os.ReadFile(filepath.Join(testenv.EventsDir(), "timers-batch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SQSEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	res, err := handler(env.App)(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.BatchItemFailures) != 1 || res.BatchItemFailures[0].ItemIdentifier != ev.Records[1].MessageId {
+		t.Fatalf("batch item failures %+v, want only the malformed message", res.BatchItemFailures)
+	}
+}
+
+// A pending test order whose expiry timer arrives through the real handler is
+// cancelled and its stock returned.
+func TestHandler_ExpiresOverdueOrder(t *testing.T) {
+	env := lambdaenv.New(t)
+	ctx := context.Background()
+	a := env.App
+	a.Sales.Settings.TestOrderTTL = time.Second
+	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
+	tier := "tier_l"
+	qty := 3
+	email := "b@example.com"
+	res, err := a.Sales.CreateOrder(ctx, c, "expire-me", ticketing.OrderRequest{
+		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	body, _ := json.Marshal(ticketing.Timer{Kind: ticketing.TimerOrderExpiry, OrderID: res.Order.ID, Due: res.Order.ExpiresAt})
+	out, err := handler(a)(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body)}}})
+	if err != nil || len(out.BatchItemFailures) != 0 {
+		t.Fatalf("handler: %v %+v", err, out)
+	}
+	o, err := a.Store.GetOrder(ctx, res.Order.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != ticketing.OrderCancelled || o.CancelReason != "expired" {
+		t.Fatalf("order %s %s, want cancelled (expired)", o.Status, o.CancelReason)
+	}
+	st, err := a.Store.GetStock(ctx, "evt_lambda", ticketing.EnvTest, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: tier}]; n != 0 {
+		t.Fatalf("sold %d after expiry, want 0", n)
+	}
+}

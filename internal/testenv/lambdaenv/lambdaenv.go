@@ -1,0 +1,123 @@
+// Package lambdaenv wires a whole App over a fresh DynamoDB Local table and
+// fresh fauxqs queues, with an organizer, a secret test key (bound to the source
+// IP of the sample events) and a small catalog: what the functions' tests feed
+// the sample events of events/ to.
+package lambdaenv
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"tix/internal/app"
+	"tix/internal/auth"
+	"tix/internal/config"
+	"tix/internal/testenv"
+	"tix/internal/ticketing"
+)
+
+// Env is the wired app and the placeholders the sample events use.
+type Env struct {
+	App  *app.App
+	Vars map[string]string
+}
+
+// New builds the environment.
+func New(t *testing.T) *Env {
+	t.Helper()
+	ctx := context.Background()
+	st := testenv.Store(t, nil)
+	prefix := testenv.UniqueName("tix-fn")
+	cfg, err := config.Load(func(k string) string {
+		switch k {
+		case "TIX_CURSOR_SECRET":
+			return string(testenv.CursorSecret)
+		case "TIX_TABLE":
+			return st.TableName()
+		case "TIX_DYNAMODB_ENDPOINT":
+			return testenv.DynamoEndpoint(t)
+		case "TIX_SQS_ENDPOINT":
+			return testenv.SQSEndpoint(t)
+		case "TIX_QUEUE_PREFIX":
+			return prefix
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_l", Name: "L", CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
+	// The key only accepts the source IP API Gateway reports, not the X-Forwarded-For in the events.
+	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
+		Scopes: auth.AllScopes, AllowedIPs: []string{"198.51.100.7"}, CreatedAt: now}, auth.Hash(secret)); err != nil {
+		t.Fatal(err)
+	}
+	slug := "lambda-show"
+	ev := &ticketing.Event{ID: "evt_lambda", OrganizerID: "org_l", Ref: "l", Status: ticketing.EventPublished, Kind: ticketing.KindSingle,
+		Title: "Lambda Show", Slug: &slug, City: "Kazan", Venue: "Hall", StartsAt: now.Add(48 * time.Hour), EndsAt: now.Add(50 * time.Hour),
+		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now, HasSeating: true,
+		Tiers: []ticketing.Tier{
+			{ID: "tier_l", Name: "GA", Price: 100000, Capacity: 10, PersonsIncluded: 1, Color: "#000000"},
+			{ID: "tier_seat", Name: "Seats", Price: 200000, Capacity: 4, PersonsIncluded: 1, Color: "#FF0000", ZoneID: "zone_s", Seated: true},
+		},
+		Zones: []ticketing.ZoneSummary{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seat", SeatCount: 4}},
+		Seating: &ticketing.Seating{LayoutID: "lay_l", Width: 10, Height: 10, Zones: []ticketing.Zone{{
+			ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, Color: "#FF0000", PrimaryTierID: "tier_seat",
+			Seats: seats(4),
+		}}},
+	}
+	if err := st.PutEvent(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	return &Env{App: a, Vars: map[string]string{"SK_TEST": secret, "EVENT_ID": "evt_lambda", "EVENT_SLUG": slug,
+		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1"}}
+}
+
+func seats(n int) []ticketing.Seat {
+	var out []ticketing.Seat
+	for i := 1; i <= n; i++ {
+		row := "A"
+		num := i
+		out = append(out, ticketing.Seat{ID: fmt.Sprintf("seat_l%d", i), Label: fmt.Sprintf("A-%d", i), Row: &row, Number: &num, X: float64(i), Y: 1})
+	}
+	return out
+}
+
+// RunAPIEvents feeds every events/<prefix>*.json to the Lambda handler h and
+// checks the status each expects, that the body is JSON and the request id.
+func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error), prefix string, vars map[string]string) {
+	t.Helper()
+	for _, sample := range testenv.LoadAPIEvents(t, prefix, vars) {
+		t.Run(sample.Name, func(t *testing.T) {
+			res, err := h(context.Background(), sample.Event)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != sample.Status {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, sample.Status, res.Body)
+			}
+			if !json.Valid([]byte(res.Body)) {
+				t.Fatalf("body is not JSON: %s", res.Body)
+			}
+			if !strings.HasSuffix(sample.Event.RawPath, "/health") && res.Headers["Tix-Request-Id"] == "" {
+				t.Errorf("no Tix-Request-Id: %v", res.Headers)
+			}
+		})
+	}
+}
