@@ -3,7 +3,7 @@ SHELL := /bin/bash
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LDFLAGS := -s -w
 
-.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz
+.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -29,6 +29,11 @@ bench: setup ## catalog read benchmarks (request units, latency) against DynamoD
 	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
 	TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:$${TIX_DYNAMODB_PORT:-8000} go test -run '^$$' -bench . -benchtime 200x ./internal/api/... ; \
 	TIX_STACK_SESSION=bench scripts/stack.sh stop
+
+load: setup ## load POST /orders on DynamoDB Local: p50/p99, orders/s at saturation, oversell check (ORDERS, CONCURRENCY)
+	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
+	go run ./scripts/load -orders $${ORDERS:-1500} -concurrency $${CONCURRENCY:-32} -capacity $${CAPACITY:-1000}; rc=$$?; \
+	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
 
 fuzz: ## fuzz the cursor decoder and the catalog import (FUZZTIME each, default 60s; not part of make test)
 	go test -run '^$$' -fuzz '^FuzzCursorDecode$$' -fuzztime $${FUZZTIME:-60s} ./internal/store

@@ -1,0 +1,174 @@
+// Command load measures POST /orders on the local stack: latency (p50, p99)
+// and orders per second at saturation, then checks that nothing was oversold.
+// It runs the real router and middleware over HTTP on a loopback port against
+// DynamoDB Local, with its own organizer, key and event in a fresh table
+// (`make load` starts the emulators). Per-key rate limits are lifted: this
+// measures the sales path, not the budget.
+//
+//	go run ./scripts/load -orders 2000 -concurrency 32 -capacity 1500
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"tix/internal/api"
+	"tix/internal/app"
+	"tix/internal/auth"
+	"tix/internal/config"
+	"tix/internal/ticketing"
+)
+
+func main() {
+	orders := flag.Int("orders", 2000, "orders to attempt")
+	conc := flag.Int("concurrency", 32, "parallel clients")
+	capacity := flag.Int("capacity", 1500, "tickets in the tier (fewer than orders shows the oversell check)")
+	qty := flag.Int("quantity", 1, "tickets per order")
+	endpoint := flag.String("dynamodb", envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
+	flag.Parse()
+	if err := run(*orders, *conc, *capacity, *qty, *endpoint); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func run(orders, conc, capacity, qty int, endpoint string) error {
+	ctx := context.Background()
+	table := fmt.Sprintf("tix-load-%d", time.Now().UnixNano())
+	cfg, err := config.Load(func(k string) string {
+		switch k {
+		case "TIX_TABLE":
+			return table
+		case "TIX_DYNAMODB_ENDPOINT":
+			return endpoint
+		case "TIX_CURSOR_SECRET":
+			return "load-test-cursor-secret"
+		case "TIX_SQS_ENDPOINT":
+			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
+		case "TIX_LOG_LEVEL":
+			return "error"
+		}
+		return ""
+	})
+	if err != nil {
+		return err
+	}
+	app.Logger(cfg)
+	a, err := app.New(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	a.Sales.Timers = nil // expiry is not measured here
+	fmt.Printf("==> Creating table %s on %s\n", table, endpoint)
+	if _, err := a.Store.EnsureTable(ctx); err != nil {
+		return fmt.Errorf("%w (is DynamoDB Local running? `make load` starts it)", err)
+	}
+	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
+	now := time.Now().UTC()
+	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_load", Name: "Load", CreatedAt: now}); err != nil {
+		return err
+	}
+	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
+	if err := a.Store.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_load", Type: auth.Secret,
+		Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: now}, auth.Hash(secret)); err != nil {
+		return err
+	}
+	ev := &ticketing.Event{ID: "evt_load", OrganizerID: "org_load", Ref: "load", Status: ticketing.EventPublished,
+		Kind: ticketing.KindSingle, Title: "Load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
+		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
+		Tiers: []ticketing.Tier{{ID: "tier_load", Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
+	if err := a.Store.PutEvent(ctx, ev); err != nil {
+		return err
+	}
+	a.Server.Limits = api.Limits{ReadsPerWindow: 1 << 30, WritesPerWindow: 1 << 30, Window: time.Minute, MaxBodyBytes: 64 << 10}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: a.Server.Handler()}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + "/v1/orders"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+
+	fmt.Printf("==> %d orders of %d ticket(s), %d clients, tier capacity %d\n", orders, qty, conc, capacity)
+	var next atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	codes := map[int]int{}
+	body := fmt.Sprintf(`{"tier_id":"tier_load","event_id":"evt_load","quantity":%d,"buyer":{"email":"load@example.com"}}`, qty)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(orders) {
+					return
+				}
+				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
+				req.Header.Set("Authorization", "Bearer "+secret)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("load-%d", i))
+				t := time.Now()
+				res, err := client.Do(req)
+				d := time.Since(t)
+				code := 0
+				if err == nil {
+					_, _ = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					code = res.StatusCode
+				}
+				mu.Lock()
+				lat = append(lat, d)
+				codes[code]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[int(float64(len(lat)-1)*p)] }
+	created := codes[http.StatusCreated]
+	fmt.Printf("    responses: %v\n", codes)
+	fmt.Printf("    latency p50 %.1f ms, p99 %.1f ms\n", ms(pct(0.50)), ms(pct(0.99)))
+	fmt.Printf("    throughput %.0f requests/s, %.0f orders created/s over %.1fs\n",
+		float64(len(lat))/elapsed.Seconds(), float64(created)/elapsed.Seconds(), elapsed.Seconds())
+
+	st, err := a.Store.GetStock(ctx, "evt_load", ticketing.EnvTest, "")
+	if err != nil {
+		return err
+	}
+	sold := st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: "tier_load"}]
+	fmt.Printf("==> Oversell check: %d orders created x %d = %d tickets; sold counter %d; capacity %d\n", created, qty, created*qty, sold, capacity)
+	if sold != created*qty || sold > capacity {
+		return fmt.Errorf("OVERSOLD or miscounted: sold %d, created %d x %d, capacity %d", sold, created, qty, capacity)
+	}
+	if codes[0] > 0 || codes[http.StatusInternalServerError] > 0 {
+		return fmt.Errorf("%d transport errors and %d internal errors", codes[0], codes[http.StatusInternalServerError])
+	}
+	fmt.Println("    ok: nothing oversold")
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
