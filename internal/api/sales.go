@@ -104,6 +104,13 @@ type orderRequest struct {
 func decodeOrder(r *http.Request) (ticketing.OrderRequest, error) {
 	var req orderRequest
 	if err := decodeJSON(r, &req); err != nil {
+		// encoding/json names a field of the embedded struct by its Go path
+		// ("OrderRequest.quantity"); the client knows it as "quantity".
+		var e *ticketing.Error
+		if errors.As(err, &e) && strings.HasPrefix(e.Param, "OrderRequest.") {
+			e.Param = strings.TrimPrefix(e.Param, "OrderRequest.")
+			e.Message = strings.Replace(e.Message, "OrderRequest.", "", 1)
+		}
 		return req.OrderRequest, err
 	}
 	if req.TicketTierID != nil {

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,9 +26,7 @@ func gaOrder(tier string, qty int) string {
 	return `{` + buyer + `,"tier_id":"` + tier + `","quantity":` + itoa(qty) + `}`
 }
 
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n%10)))
-}
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestSales_GeneralAdmissionOrderPaidThenTicketsThenRefund(t *testing.T) {
 	h := newHarness(t)

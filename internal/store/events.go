@@ -363,7 +363,7 @@ func (s *Store) GetStock(ctx context.Context, eventID string, env ticketing.Envi
 				st.Sold[ticketing.StockKey{Occurrence: occ, ID: id}] = it.Sold
 			case "S":
 				st.Seats[ticketing.StockKey{Occurrence: occ, ID: id}] = ticketing.SeatState{
-					TierID: it.Tier, Status: it.State, Until: time.UnixMilli(it.Until).UTC(),
+					TierID: it.Tier, Status: it.State, Until: time.UnixMilli(it.Until).UTC(), HoldID: it.Hold,
 				}
 			}
 		}
@@ -383,4 +383,5 @@ type stockItem struct {
 	Tier   string `json:"t,omitempty"`
 	State  string `json:"st,omitempty"`
 	Until  int64  `json:"u,omitempty"`
+	Hold   string `json:"h,omitempty"`
 }

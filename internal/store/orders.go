@@ -447,7 +447,19 @@ func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticket
 		keyCond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
 	}
 	var filters []string
-	if q.Status != "" {
+	switch q.Status {
+	case "":
+	case ticketing.OrderPending, ticketing.OrderCancelled:
+		// A pending order past its expiry is cancelled as of now, even before a
+		// timer or a read has written that down (the service applies it on read).
+		pending := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
+		overdue := e.n("exp") + " <= " + e.ms(q.Now)
+		if q.Status == ticketing.OrderPending {
+			filters = append(filters, pending+" AND NOT "+overdue)
+		} else {
+			filters = append(filters, "("+e.n("st")+" = "+e.s(string(ticketing.OrderCancelled))+" OR ("+pending+" AND "+overdue+"))")
+		}
+	default:
 		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
 	}
 	if q.EventID != "" {

@@ -365,11 +365,40 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 		}
 	}
 	for hid, n := range freed {
-		if h := holds[hid]; h.IPKey != "" && n == len(h.Seats) {
-			if err := s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
+		h := holds[hid]
+		if h.IPKey == "" {
+			continue
+		}
+		if n < len(h.Seats) {
+			// Part of the hold was released by this request: it stops counting
+			// against its IP's cap once none of its seats is held any more (the
+			// others may have been released by earlier requests).
+			alive, err := s.holdAlive(ctx, h, now)
+			if err != nil {
 				return released, err
 			}
+			if alive {
+				continue
+			}
+		}
+		if err := s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
+			return released, err
 		}
 	}
 	return released, nil
+}
+
+// holdAlive reports whether any seat of h is still held by it at now.
+func (s *Sales) holdAlive(ctx context.Context, h *Hold, now time.Time) (bool, error) {
+	st, err := s.Store.GetStock(ctx, h.EventID, h.Environment, h.OccurrenceID)
+	if err != nil {
+		return false, err
+	}
+	for _, seat := range h.Seats {
+		ss, ok := st.Seats[StockKey{h.OccurrenceID, seat.SeatID}]
+		if ok && ss.Status == SeatHeld && ss.HoldID == h.ID && ss.Taken(now) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

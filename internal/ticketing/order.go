@@ -230,6 +230,9 @@ type OrderQuery struct {
 	EventID       string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	// Now decides the status filter of a pending order past its expiry: it is
+	// cancelled as of now (reads apply the expiry), whether or not a timer ran.
+	Now time.Time
 }
 
 // OrderPage is one page of orders, newest first.

@@ -76,6 +76,7 @@ func (s *Sales) OrderByPollToken(ctx context.Context, id, token string) (*Order,
 
 // Orders is GET /orders: newest first; overdue pending orders are expired as they are read.
 func (s *Sales) Orders(ctx context.Context, q OrderQuery) (*OrderPage, error) {
+	q.Now = s.now()
 	page, err := s.Store.ListOrders(ctx, q)
 	if err != nil {
 		return nil, err

@@ -98,6 +98,8 @@ type SalesStore interface {
 	GetHold(ctx context.Context, id string) (*Hold, error) // nil when absent
 	// ReleaseSeat frees one held seat if it is still held by this reservation and live.
 	ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error)
+	// GetStock reads the taken seats and tier counters of an event (one occurrence when given).
+	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
 
 	// CreateOrder writes a new pending order and takes its stock in one
 	// transaction: tier counters, seats (from their reservations, or free), the

@@ -19,6 +19,7 @@ type SeatState struct {
 	TierID string
 	Status string
 	Until  time.Time
+	HoldID string // the seat hold that holds (or last held) the seat
 }
 
 // Taken reports whether the seat is unavailable at now.
