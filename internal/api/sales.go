@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"tix/internal/auth"
 	"tix/internal/ticketing"
@@ -228,7 +227,7 @@ func (s *Server) previewOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := previewJSON{Type: ticketing.OrderTypeTicket, EventTitle: &p.Event.Title, Quantity: p.Quantity,
-		BasePrice: p.BasePrice, TotalPrice: p.Total, Currency: currency(p.Event), FeeVersion: ticketing.FeeVersion,
+		BasePrice: p.BasePrice, TotalPrice: p.Total, Currency: ticketing.CurrencyOf(p.Event), FeeVersion: ticketing.FeeVersion,
 		IsFree: p.Total == 0}
 	out.ItemName = itemName(p.Lines)
 	// Seats of one tier are one breakdown line, like a general-admission quantity.
@@ -249,13 +248,6 @@ func (s *Server) previewOrder(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-func currency(e *ticketing.Event) string {
-	if e.Currency == "" {
-		return "RUB"
-	}
-	return e.Currency
 }
 
 // itemName is the tier name, or the names of several tiers joined.
@@ -351,10 +343,8 @@ func (s *Server) simulatePayment(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		Outcome *string `json:"outcome"`
 	}
-	if r.ContentLength != 0 {
-		if err := decodeJSON(r, &req); err != nil && !isEmptyBody(err) {
-			return err
-		}
+	if err := decodeOptionalJSON(r, &req); err != nil {
+		return err
 	}
 	c := callerOf(r.Context())
 	outcome := ""
@@ -369,6 +359,17 @@ func (s *Server) simulatePayment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, renderOrder(o, seesPII(c)))
+	return nil
+}
+
+// decodeOptionalJSON is decodeJSON for an optional body: none, or an empty one, is fine.
+func decodeOptionalJSON(r *http.Request, v any) error {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	if err := decodeJSON(r, v); err != nil && !isEmptyBody(err) {
+		return err
+	}
 	return nil
 }
 
@@ -442,10 +443,8 @@ func (s *Server) refundOrder(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		Reason *string `json:"reason"`
 	}
-	if r.ContentLength != 0 {
-		if err := decodeJSON(r, &req); err != nil && !isEmptyBody(err) {
-			return err
-		}
+	if err := decodeOptionalJSON(r, &req); err != nil {
+		return err
 	}
 	id := r.PathValue("id")
 	rf, err := s.Sales.RefundOrder(r.Context(), callerOf(r.Context()).tenant(), id, req.Reason)
@@ -508,5 +507,3 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
-
-var _ = time.Second

@@ -250,7 +250,6 @@ func (s *Store) PromoUses(ctx context.Context, eventID string, env ticketing.Env
 // ticket numbers reserved in the environment, outbox event; one transaction.
 func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time) error {
 	e := newExprs()
-	prev := *o
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPending))+" AND "+e.n("exp")+" > "+e.ms(now), e)
 	if err != nil {
 		return err
@@ -290,7 +289,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 	items = append(items, out)
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
-		o.Version = prev.Version + 1
+		o.Version++
 		return nil
 	}
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {

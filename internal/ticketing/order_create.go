@@ -64,7 +64,7 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	o := &Order{
 		ID: rec.ResourceID, OrganizerID: c.OrganizerID, Environment: c.Environment, Type: OrderTypeTicket,
 		Status: OrderPending, EventID: p.Event.ID, EventTitle: p.Event.Title, OccurrenceID: occOrEmpty(p.OccurrenceID),
-		Lines: p.Lines, Quantity: p.Quantity, Currency: currencyOf(p.Event), BasePrice: p.BasePrice,
+		Lines: p.Lines, Quantity: p.Quantity, Currency: CurrencyOf(p.Event), BasePrice: p.BasePrice,
 		Discount: p.Discount, TotalPrice: p.Total, Promo: p.Promo, Buyer: buyer, ReturnURL: req.ReturnURL,
 		KeyID: c.KeyID, IdempotencyKey: rec.Key, CreatedAt: now, ExpiresAt: now.Add(s.orderTTL(c.Environment)),
 	}
@@ -81,37 +81,21 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	default:
 		return nil, err
 	}
-	for _, hid := range holdIDs(o) {
-		s.forgetHoldIP(ctx, hid)
+	for _, h := range p.holds {
+		if h.IPKey == "" {
+			continue
+		}
+		// The hold is used up: it no longer counts against its IP's cap.
+		if err := s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
+			slog.WarnContext(ctx, "forget hold for its IP cap", "hold_id", h.ID, "error", err)
+		}
 	}
 	s.schedule(ctx, TimerOrderExpiry, o.ID, o.ExpiresAt)
 	return s.attachPayment(ctx, rec, o, prov)
 }
 
-func holdIDs(o *Order) []string {
-	var ids []string
-	seen := map[string]bool{}
-	for _, l := range o.Lines {
-		if l.HoldID != "" && !seen[l.HoldID] {
-			seen[l.HoldID] = true
-			ids = append(ids, l.HoldID)
-		}
-	}
-	return ids
-}
-
-// forgetHoldIP stops counting a hold used by an order against its IP's cap.
-func (s *Sales) forgetHoldIP(ctx context.Context, holdID string) {
-	h, err := s.Store.GetHold(ctx, holdID)
-	if err == nil && h != nil && h.IPKey != "" {
-		err = s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID)
-	}
-	if err != nil {
-		slog.WarnContext(ctx, "forget hold for its IP cap", "hold_id", holdID, "error", err)
-	}
-}
-
-func currencyOf(e *Event) string {
+// CurrencyOf is the event's currency (RUB when the catalog leaves it empty).
+func CurrencyOf(e *Event) string {
 	if e.Currency == "" {
 		return "RUB"
 	}

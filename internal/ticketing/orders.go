@@ -49,6 +49,7 @@ type Priced struct {
 	Total        int64
 	Promo        *AppliedPromo
 	promo        *Promo
+	holds        []*Hold // the holds of seat_reservation_ids, as read when pricing
 }
 
 // validateSelection applies the 400 rules shared by preview and create.
@@ -240,7 +241,7 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 		}
 		return nil, err
 	}
-	p := &Priced{Event: e, OccurrenceID: NoOccurrence}
+	p := &Priced{Event: e, OccurrenceID: NoOccurrence, holds: holds}
 
 	if len(holds) > 0 {
 		occ := holds[0].OccurrenceID
