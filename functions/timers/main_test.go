@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"tix/internal/app"
 	"tix/internal/testenv"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
@@ -28,7 +30,7 @@ func TestHandler_SampleSQSBatch(t *testing.T) {
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		t.Fatal(err)
 	}
-	res, err := handler(env.App)(context.Background(), ev)
+	res, err := invokeSQS(env.App, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestHandler_ExpiresOverdueOrder(t *testing.T) {
 	}
 	time.Sleep(1100 * time.Millisecond)
 	body, _ := json.Marshal(ticketing.Timer{Kind: ticketing.TimerOrderExpiry, OrderID: res.Order.ID, Due: res.Order.ExpiresAt})
-	out, err := handler(a)(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body)}}})
+	out, err := invokeSQS(a, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body)}}})
 	if err != nil || len(out.BatchItemFailures) != 0 {
 		t.Fatalf("handler: %v %+v", err, out)
 	}
@@ -73,5 +75,39 @@ func TestHandler_ExpiresOverdueOrder(t *testing.T) {
 	}
 	if n := st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: tier}]; n != 0 {
 		t.Fatalf("sold %d after expiry, want 0", n)
+	}
+}
+
+// invokeSQS calls the handler as Lambda does: with the JSON of an SQS event.
+func invokeSQS(a *app.App, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return events.SQSEventResponse{}, err
+	}
+	out, err := handler(a)(context.Background(), raw)
+	if err != nil {
+		return events.SQSEventResponse{}, err
+	}
+	res, ok := out.(events.SQSEventResponse)
+	if !ok {
+		return events.SQSEventResponse{}, fmt.Errorf("an SQS batch returned %T, want events.SQSEventResponse", out)
+	}
+	return res, nil
+}
+
+// The EventBridge schedule's event runs the sweep (nothing to find on a new
+// table) and returns no batch response.
+func TestHandler_ScheduledEventSweeps(t *testing.T) {
+	env := lambdaenv.New(t)
+	raw, err := os.ReadFile(filepath.Join(testenv.EventsDir(), "timers-sweep-schedule.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := handler(env.App)(context.Background(), raw)
+	if err != nil || out != nil {
+		t.Fatalf("sweep invocation returned %v, %v", out, err)
+	}
+	if _, err := handler(env.App)(context.Background(), json.RawMessage(`{"source":"aws.s3"}`)); err == nil {
+		t.Error("an invocation that is neither SQS nor the schedule was accepted")
 	}
 }

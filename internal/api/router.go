@@ -16,6 +16,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // APIVersion is the revision date of /v1 sent as Tix-Version.
@@ -62,8 +63,10 @@ type Server struct {
 	Health  HealthChecker
 	Catalog *ticketing.Catalog
 	Sales   *ticketing.Sales
-	Clock   clock.Clock
-	Limits  Limits
+	// Webhooks serves the webhook endpoint group.
+	Webhooks *webhook.Service
+	Clock    clock.Clock
+	Limits   Limits
 }
 
 // Rate-limit buckets.
@@ -111,6 +114,10 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/orders/{id}/tickets", group: GroupOrders, scope: auth.ScopeOrdersRead, skOnly: true, handle: s.getTickets},
 		{method: "POST", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.refundOrder},
 		{method: "GET", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.getRefund},
+
+		{method: "GET", pattern: "/webhook-endpoints", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.listWebhookEndpoints},
+		{method: "GET", pattern: "/webhook-deliveries", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.listWebhookDeliveries},
+		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
 	}
 }
 

@@ -5,6 +5,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"tix/internal/queue"
 	"tix/internal/store"
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // App is the wired service.
@@ -25,7 +27,9 @@ type App struct {
 	Queue  *queue.Client
 	Timers *queue.Timers
 	Sales  *ticketing.Sales
-	Server *api.Server
+	// Webhooks fans order events out and delivers them (DESIGN §5).
+	Webhooks *webhook.Service
+	Server   *api.Server
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -59,10 +63,41 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		return nil, err
 	}
 	timers := queue.NewTimers(q, c.Now)
+	wh, err := NewWebhooks(cfg, st, queue.NewDeliveries(q), c)
+	if err != nil {
+		return nil, err
+	}
 	sales := NewSales(cfg, st, timers, c)
+	sales.Events = wh
 	srv := NewServer(cfg, st, c)
-	srv.Sales = sales
-	return &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Server: srv}, nil
+	srv.Sales, srv.Webhooks = sales, wh
+	return &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv}, nil
+}
+
+// NewWebhooks builds the webhook service of the configuration.
+func NewWebhooks(cfg config.Config, st webhook.Store, q webhook.Queue, c clock.Clock) (*webhook.Service, error) {
+	box, err := webhook.NewAESBox(cfg.Webhooks.Keyring)
+	if err != nil {
+		return nil, fmt.Errorf("TIX_WEBHOOK_KEYRING: %w", err)
+	}
+	if c == nil {
+		c = clock.System{}
+	}
+	return &webhook.Service{
+		Store: st, Queue: q, Box: box, Clock: c,
+		Sender:   webhook.NewSender(webhook.SenderOptions{Timeout: cfg.Webhooks.Timeout}),
+		Settings: WebhookSettings(cfg),
+	}, nil
+}
+
+// WebhookSettings are the webhook schedule, health rules and limits of the configuration.
+func WebhookSettings(cfg config.Config) webhook.Settings {
+	s := webhook.DefaultSettings
+	w := cfg.Webhooks
+	s.Schedule, s.DomainRate, s.GlobalRate = w.Schedule, w.DomainRate, w.GlobalRate
+	s.DisableFailures, s.DisableWindow, s.DisableFailuresNew, s.SilentAfter = w.DisableFailures, w.DisableWindow, w.DisableFailuresNew, w.SilentAfter
+	s.RotationOverlap, s.RedeliverDelay, s.SweepGrace = w.SecretOverlap, w.RedeliverDelay, w.SweepGrace
+	return s
 }
 
 // ErrNoLiveProvider: live SBP payments need the acquirer's adapter, which is
@@ -71,6 +106,9 @@ var ErrNoLiveProvider = errors.New("the live SBP acquirer is not configured")
 
 // NewSales builds the sales service. Test orders use the test SBP provider.
 func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Scheduler, c clock.Clock) *ticketing.Sales {
+	if c == nil {
+		c = clock.System{}
+	}
 	test := payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay})
 	return &ticketing.Sales{
 		Store: st, Timers: timers, Clock: c,
@@ -106,6 +144,21 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
 		},
 	}
+}
+
+// HandleDeliveryMessage runs one deliveries-queue message: a fan-out or an attempt.
+func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
+	return a.Webhooks.HandleMessage(ctx, body)
+}
+
+// Sweep finds the work whose message was lost: webhook fan-outs and attempts.
+// EventBridge runs it every minute on AWS; the local runner on a ticker.
+func (a *App) Sweep(ctx context.Context) error {
+	rep, err := a.Webhooks.Sweep(ctx)
+	if rep.Events > 0 || rep.Deliveries > 0 {
+		slog.InfoContext(ctx, "sweep sent lost work again", "events", rep.Events, "deliveries", rep.Deliveries)
+	}
+	return err
 }
 
 // HandleTimerMessage runs one timers-queue message: a timer that is not due yet

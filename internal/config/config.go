@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tix/internal/webhook"
 )
 
 // Config is every setting of the service. README.md lists them with defaults.
@@ -28,9 +30,31 @@ type Config struct {
 	HoldIPRate       int           // TIX_HOLD_IP_RATE
 	HoldIPMaxActive  int           // TIX_HOLD_IP_MAX_HOLDS
 	QueuePrefix      string        // TIX_QUEUE_PREFIX
-	LogFormat        string        // TIX_LOG_FORMAT: json | text
-	LogLevel         string        // TIX_LOG_LEVEL: debug | info | warn | error
+	Webhooks         Webhooks
+	LogFormat        string // TIX_LOG_FORMAT: json | text
+	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
 }
+
+// Webhooks are the webhook delivery settings (TIX_WEBHOOK_*, TIX_SWEEP_*).
+type Webhooks struct {
+	Schedule           []time.Duration // TIX_WEBHOOK_SCHEDULE
+	Timeout            time.Duration   // TIX_WEBHOOK_TIMEOUT
+	DomainRate         int             // TIX_WEBHOOK_DOMAIN_RATE
+	GlobalRate         int             // TIX_WEBHOOK_GLOBAL_RATE
+	DisableFailures    int             // TIX_WEBHOOK_DISABLE_FAILURES
+	DisableWindow      time.Duration   // TIX_WEBHOOK_DISABLE_WINDOW
+	DisableFailuresNew int             // TIX_WEBHOOK_DISABLE_FAILURES_NEW
+	SilentAfter        time.Duration   // TIX_WEBHOOK_SILENT_AFTER
+	SecretOverlap      time.Duration   // TIX_WEBHOOK_SECRET_OVERLAP
+	RedeliverDelay     time.Duration   // TIX_WEBHOOK_REDELIVER_DELAY
+	Keyring            string          // TIX_WEBHOOK_KEYRING
+	SweepInterval      time.Duration   // TIX_SWEEP_INTERVAL
+	SweepGrace         time.Duration   // TIX_SWEEP_GRACE
+}
+
+// LocalKeyring is the webhook keyring of the local stack and the tests. It is
+// public: never use it in AWS.
+const LocalKeyring = "local:dGl4LWxvY2FsLW9ubHktd2ViaG9vay1rZXlyaW5nISE="
 
 // Var documents one environment variable.
 type Var struct{ Name, Default, Help string }
@@ -53,6 +77,19 @@ var Vars = []Var{
 	{"TIX_HOLD_IP_RATE", "20", "seat-hold requests per client IP per minute with a publishable key"},
 	{"TIX_HOLD_IP_MAX_HOLDS", "3", "concurrent active seat holds per client IP with a publishable key"},
 	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
+	{"TIX_WEBHOOK_SCHEDULE", "0s,1m,5m,30m,2h,5h,10h,24h", "webhook attempts: the wait before the first attempt, then between attempts (its length is max_attempts)"},
+	{"TIX_WEBHOOK_TIMEOUT", "10s", "timeout of one webhook POST"},
+	{"TIX_WEBHOOK_DOMAIN_RATE", "25", "webhook POSTs per second to one receiving host; more are postponed, never dropped"},
+	{"TIX_WEBHOOK_GLOBAL_RATE", "500", "webhook POSTs per second in all; more are postponed, never dropped"},
+	{"TIX_WEBHOOK_DISABLE_FAILURES", "20", "consecutive failed attempts that disable an endpoint which delivered within TIX_WEBHOOK_SILENT_AFTER ..."},
+	{"TIX_WEBHOOK_DISABLE_WINDOW", "24h", "... once its failures have lasted this long"},
+	{"TIX_WEBHOOK_DISABLE_FAILURES_NEW", "5", "consecutive failed attempts that disable an endpoint which never delivered, or not within TIX_WEBHOOK_SILENT_AFTER"},
+	{"TIX_WEBHOOK_SILENT_AFTER", "72h", "an endpoint without a successful delivery for this long is disabled as fast as a new one"},
+	{"TIX_WEBHOOK_SECRET_OVERLAP", "24h", "how long a rotated-out webhook secret keeps signing beside the new one"},
+	{"TIX_WEBHOOK_REDELIVER_DELAY", "2s", "a redelivered delivery's first attempt waits this long, behind live events"},
+	{"TIX_WEBHOOK_KEYRING", "", "keys that encrypt webhook secrets at rest: id:base64(32 bytes)[,id:key...], the first encrypts (required outside the local stack; head -c 32 /dev/urandom | base64)"},
+	{"TIX_SWEEP_INTERVAL", "1m", "how often the local runner sweeps (on AWS an EventBridge schedule runs it every minute)"},
+	{"TIX_SWEEP_GRACE", "1m", "how overdue a webhook fan-out or attempt is before the sweep sends it again"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
@@ -79,6 +116,13 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		return n
 	}
+	nonNegDur := func(name string) time.Duration {
+		d, err := time.ParseDuration(get(name))
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: must be a duration such as 0s, 90s, 15m or 1h", name, get(name)))
+		}
+		return d
+	}
 	dur := func(name string) time.Duration {
 		d, err := time.ParseDuration(get(name))
 		if err != nil || d <= 0 {
@@ -97,6 +141,24 @@ func Load(getenv func(string) string) (Config, error) {
 		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
 		QueuePrefix: get("TIX_QUEUE_PREFIX"),
 		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
+	}
+	schedule, err := webhook.ParseSchedule(get("TIX_WEBHOOK_SCHEDULE"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("TIX_WEBHOOK_SCHEDULE=%q: %v", get("TIX_WEBHOOK_SCHEDULE"), err))
+	}
+	c.Webhooks = Webhooks{
+		Schedule: schedule, Timeout: dur("TIX_WEBHOOK_TIMEOUT"),
+		DomainRate: posInt("TIX_WEBHOOK_DOMAIN_RATE"), GlobalRate: posInt("TIX_WEBHOOK_GLOBAL_RATE"),
+		DisableFailures: posInt("TIX_WEBHOOK_DISABLE_FAILURES"), DisableWindow: nonNegDur("TIX_WEBHOOK_DISABLE_WINDOW"),
+		DisableFailuresNew: posInt("TIX_WEBHOOK_DISABLE_FAILURES_NEW"), SilentAfter: dur("TIX_WEBHOOK_SILENT_AFTER"),
+		SecretOverlap: nonNegDur("TIX_WEBHOOK_SECRET_OVERLAP"), RedeliverDelay: nonNegDur("TIX_WEBHOOK_REDELIVER_DELAY"),
+		Keyring:       get("TIX_WEBHOOK_KEYRING"),
+		SweepInterval: dur("TIX_SWEEP_INTERVAL"), SweepGrace: dur("TIX_SWEEP_GRACE"),
+	}
+	if c.Webhooks.Keyring == "" {
+		errs = append(errs, errors.New("TIX_WEBHOOK_KEYRING: must be set: id:base64 of 32 random bytes, for example k1:$(head -c 32 /dev/urandom | base64)"))
+	} else if _, err := webhook.NewAESBox(c.Webhooks.Keyring); err != nil {
+		errs = append(errs, fmt.Errorf("TIX_WEBHOOK_KEYRING: %v", err))
 	}
 	if c.RateWindow > 0 && c.RateWindow < time.Second {
 		errs = append(errs, fmt.Errorf("TIX_RATE_WINDOW=%q: must be at least 1s", get("TIX_RATE_WINDOW")))

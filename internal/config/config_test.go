@@ -11,7 +11,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestLoad_DefaultsAreTheContractFigures(t *testing.T) {
-	c, err := config.Load(env(map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef"}))
+	c, err := config.Load(env(map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,11 +24,12 @@ func TestLoad_DefaultsAreTheContractFigures(t *testing.T) {
 func TestLoad_EveryBadValueIsReportedByName(t *testing.T) {
 	_, err := config.Load(env(map[string]string{
 		"TIX_RATE_READS": "many", "TIX_RATE_WINDOW": "-1s", "TIX_HOLD_TTL": "15", "TIX_LOG_FORMAT": "xml", "TIX_CURSOR_SECRET": "short",
+		"TIX_WEBHOOK_SCHEDULE": "0s,soon", "TIX_WEBHOOK_KEYRING": "k1:short",
 	}))
 	if err == nil {
 		t.Fatal("bad configuration accepted")
 	}
-	for _, name := range []string{"TIX_RATE_READS", "TIX_RATE_WINDOW", "TIX_HOLD_TTL", "TIX_LOG_FORMAT", "TIX_CURSOR_SECRET"} {
+	for _, name := range []string{"TIX_RATE_READS", "TIX_RATE_WINDOW", "TIX_HOLD_TTL", "TIX_LOG_FORMAT", "TIX_CURSOR_SECRET", "TIX_WEBHOOK_SCHEDULE", "TIX_WEBHOOK_KEYRING"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -20,6 +21,9 @@ const (
 	skOrder     = "ORDER"
 	skTicket    = "TKT"
 	skEvent     = "EVENT"
+	skEndpoint  = "WHE"
+	skCount     = "COUNT"
+	skOutbound  = "WRL"
 )
 
 func orgPK(id string) string              { return "ORG#" + id }
@@ -42,6 +46,16 @@ func outboxPK(id string) string           { return "OEVT#" + id }
 func promoSK(code string) string          { return "PROMO#" + code }
 func mapChunkSK(i int) string             { return "MAP#" + pad3(i) }
 func sortTime(t time.Time) string         { return t.UTC().Format(time.RFC3339) }
+
+// Webhook key shapes (webhooks.go).
+func endpointPK(id string) string                 { return "WHE#" + id }
+func endpointListPK(org, env string) string       { return "WHES#" + org + "#" + env }
+func deliverySK(endpointID string) string         { return "WHD#" + endpointID }
+func deliveryListPK(org, env string) string       { return "WHDS#" + org + "#" + env }
+func deliveryEndpointPK(endpointID string) string { return "WHDE#" + endpointID }
+func deliveryDuePK(shard uint32) string           { return "WHDUE#" + strconv.FormatUint(uint64(shard), 10) }
+func outboundPK(key string, sec int64) string     { return "WRL#" + key + "#" + strconv.FormatInt(sec, 10) }
+
 func keyOf(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
 }

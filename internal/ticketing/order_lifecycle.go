@@ -106,7 +106,12 @@ func (s *Sales) cancel(ctx context.Context, o *Order, reason string, overdueOnly
 	now := s.now()
 	n := *o
 	n.Status, n.CancelledAt, n.CancelReason = OrderCancelled, &now, reason
-	return s.Store.CancelOrder(ctx, &n, newEvent(EventOrderCancelled, &n, now), now, overdueOnly)
+	ev := newEvent(EventOrderCancelled, &n, now)
+	if err := s.Store.CancelOrder(ctx, &n, ev, now, overdueOnly); err != nil {
+		return err
+	}
+	s.publish(ctx, ev)
+	return nil
 }
 
 // ticketAlphabet has no 0/O or 1/I/L: a ticket number is read aloud at the door.
@@ -141,13 +146,15 @@ func (s *Sales) PaymentConfirmed(ctx context.Context, o *Order) (*Order, error) 
 				n.Tickets = append(n.Tickets, Ticket{Number: fresh(), Status: TicketIssued, Seat: l.Seat})
 			}
 		}
-		err := s.Store.ConfirmOrder(ctx, &n, newEvent(EventOrderPaid, &n, now), now)
+		ev := newEvent(EventOrderPaid, &n, now)
+		err := s.Store.ConfirmOrder(ctx, &n, ev, now)
 		if errors.Is(err, ErrTicketNumberTaken) && attempt < 5 {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
+		s.publish(ctx, ev)
 		return &n, nil
 	}
 }
@@ -318,7 +325,12 @@ func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
 		tk.Status = TicketRefunded
 		n.Tickets[i] = tk
 	}
-	return s.Store.CompleteRefund(ctx, &n, newEvent(EventOrderRefunded, &n, now))
+	ev := newEvent(EventOrderRefunded, &n, now)
+	if err := s.Store.CompleteRefund(ctx, &n, ev); err != nil {
+		return err
+	}
+	s.publish(ctx, ev)
+	return nil
 }
 
 // HandleTimer does the delayed work of the timers queue. Work that is already

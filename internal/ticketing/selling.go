@@ -20,6 +20,9 @@ type Sales struct {
 	Store    SalesStore
 	Payments func(Environment) (PaymentProvider, error)
 	Timers   Scheduler // nil: expiry and settlement happen only on reads
+	// Events is told of each outbox event once its transaction committed (nil:
+	// the webhook sweep finds the event later).
+	Events   EventPublisher
 	Clock    clock.Clock
 	Settings SalesSettings
 }
@@ -98,6 +101,19 @@ func (s *Sales) PollToken(orderID string) string {
 // CheckPollToken reports whether token is the poll token of orderID (constant time).
 func (s *Sales) CheckPollToken(orderID, token string) bool {
 	return hmac.Equal([]byte(token), []byte(s.PollToken(orderID)))
+}
+
+// EventPublisher hands a committed outbox event on to webhook delivery. It
+// cannot fail the order change, which has happened: a lost publication is
+// found by the webhook sweep.
+type EventPublisher interface {
+	Publish(ctx context.Context, eventID string)
+}
+
+func (s *Sales) publish(ctx context.Context, ev *OrderEvent) {
+	if s.Events != nil {
+		s.Events.Publish(ctx, ev.ID)
+	}
 }
 
 func (s *Sales) schedule(ctx context.Context, kind, orderID string, due time.Time) {

@@ -56,9 +56,11 @@ type Endpoint struct {
 	VerifiedAt *time.Time `json:"verified_at,omitempty"`
 	// Secret is the signing secret sealed with the SecretBox (never plaintext).
 	Secret string `json:"-"`
-	// OldSecret, until OldSecretUntil, also signs (24 hours after a rotation).
-	OldSecret      string     `json:"-"`
-	OldSecretUntil *time.Time `json:"old_secret_until,omitempty"`
+	// OldSecret, the secret before the last rotation at SecretRotatedAt, also
+	// signs for Settings.RotationOverlap (24 hours) after it. The overlap is
+	// applied when signing, so the deliver function's setting rules.
+	OldSecret       string     `json:"-"`
+	SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
 
 	ConsecutiveFailures int        `json:"consecutive_failures"`
 	FailingSince        *time.Time `json:"failing_since,omitempty"`   // first failure of the current streak
@@ -225,8 +227,8 @@ type Store interface {
 	// reason; it reports false when the endpoint was not active any more.
 	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
 
-	// GetEvent reads an outbox event; dispatched tells whether it has been fanned out.
-	GetEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
+	// GetOrderEvent reads an outbox event; dispatched tells whether it has been fanned out.
+	GetOrderEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
 	// UndispatchedEvents returns up to limit events created at or before
 	// olderThan that have not been fanned out, oldest first per shard.
 	UndispatchedEvents(ctx context.Context, olderThan time.Time, limit int) ([]string, error)

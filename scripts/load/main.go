@@ -64,6 +64,8 @@ func run(orders, conc, capacity, qty int, endpoint string) error {
 			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
 		case "TIX_LOG_LEVEL":
 			return "error"
+		case "TIX_WEBHOOK_KEYRING":
+			return config.LocalKeyring
 		}
 		return ""
 	})

@@ -27,8 +27,12 @@ var localDefaults = map[string]string{
 	"TIX_CURSOR_SECRET":     "local-only-cursor-secret-do-not-use-in-aws",
 	"TIX_LOG_FORMAT":        "text",
 	"TIX_ADDR":              "127.0.0.1:8080",
+	"TIX_WEBHOOK_KEYRING":   config.LocalKeyring,
 	"TIX_DATA_DIR":          ".data",
 }
+
+// deliveryConsumers is how many deliveries-queue consumers the runner runs.
+const deliveryConsumers = 4
 
 func getenv(name string) string {
 	if v := os.Getenv(name); v != "" {
@@ -97,6 +101,33 @@ func run() error {
 		})
 		if err != nil && ctx.Err() == nil {
 			slog.Error("timers consumer stopped", "error", err)
+		}
+	}()
+	// The deliveries queue, as functions/deliver does on AWS: several
+	// consumers, so that one slow receiver does not hold the others back.
+	for range deliveryConsumers {
+		go func() {
+			err := a.Queue.Consume(ctx, queue.DeliveriesQueue, func(ctx context.Context, m queue.Message) error {
+				return a.HandleDeliveryMessage(ctx, m.Body)
+			})
+			if err != nil && ctx.Err() == nil {
+				slog.Error("deliveries consumer stopped", "error", err)
+			}
+		}()
+	}
+	// The sweep, as the EventBridge schedule runs functions/timers on AWS.
+	go func() {
+		t := time.NewTicker(cfg.Webhooks.SweepInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
+					slog.Error("sweep", "error", err)
+				}
+			}
 		}
 	}()
 	printWelcome(addr, keys)

@@ -45,6 +45,8 @@ func New(t *testing.T) *Env {
 			return testenv.SQSEndpoint(t)
 		case "TIX_QUEUE_PREFIX":
 			return prefix
+		case "TIX_WEBHOOK_KEYRING":
+			return config.LocalKeyring
 		}
 		return ""
 	})

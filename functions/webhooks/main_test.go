@@ -1,0 +1,13 @@
+package main
+
+import (
+	"testing"
+
+	"tix/internal/testenv/lambdaenv"
+)
+
+// The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind).
+func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
+	env := lambdaenv.New(t)
+	lambdaenv.RunAPIEvents(t, handler(env.App), "webhooks-", env.Vars)
+}

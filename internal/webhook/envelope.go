@@ -1,0 +1,32 @@
+package webhook
+
+import (
+	"encoding/json"
+	"time"
+
+	"tix/internal/ticketing"
+)
+
+// Envelope is what every webhook POST carries (contract section 6).
+type Envelope struct {
+	ID         string    `json:"id"`
+	Type       string    `json:"type"`
+	APIVersion string    `json:"api_version"`
+	CreatedAt  time.Time `json:"created_at"`
+	Data       any       `json:"data"`
+	Livemode   bool      `json:"livemode"`
+}
+
+// OrderData is data of the order events: the order without buyer PII.
+type OrderData struct {
+	Order ticketing.WebhookOrder `json:"order"`
+}
+
+// orderEnvelope is the envelope of an outbox event. It is built from the
+// stored, immutable event, so every attempt sends the same bytes and id.
+func orderEnvelope(ev *ticketing.OrderEvent) ([]byte, error) {
+	return json.Marshal(Envelope{
+		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: ev.CreatedAt.UTC(),
+		Data: OrderData{Order: ev.Order}, Livemode: ev.Environment == ticketing.EnvLive,
+	})
+}
