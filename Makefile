@@ -3,7 +3,7 @@ SHELL := /bin/bash
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LDFLAGS := -s -w
 
-.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load
+.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -33,6 +33,11 @@ bench: setup ## catalog read benchmarks (request units, latency) against DynamoD
 load: setup ## load POST /orders on DynamoDB Local: p50/p99, orders/s at saturation, oversell check (ORDERS, CONCURRENCY)
 	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
 	go run ./scripts/load -orders $${ORDERS:-1500} -concurrency $${CONCURRENCY:-32} -capacity $${CAPACITY:-1000}; rc=$$?; \
+	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
+
+load-webhooks: setup ## webhook delivery on the local stack: simulate-payment -> receiver p50/p99, deliveries/s of one deliver function, units per delivery
+	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
+	go run ./scripts/webhookload -latency $${LATENCY:-200} -deliveries $${DELIVERIES:-1000}; rc=$$?; \
 	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
 
 fuzz: ## fuzz the cursor decoder and the catalog import (FUZZTIME each, default 60s; not part of make test)

@@ -107,7 +107,7 @@ func (s *Service) CreateEndpoint(ctx context.Context, in NewEndpoint) (*Endpoint
 func (s *Service) GetEndpoint(ctx context.Context, id string) (*Endpoint, error) {
 	ep, err := s.Store.GetEndpoint(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return nil, ticketing.NotFound("webhook endpoint")
+		return nil, ticketing.NotFound("webhook endpoint " + id)
 	}
 	return ep, err
 }
@@ -189,10 +189,10 @@ func (s *Service) RotateSecret(ctx context.Context, id string) (*Endpoint, strin
 
 // DisableEndpoint stops deliveries to an endpoint; its pending deliveries are skipped.
 func (s *Service) DisableEndpoint(ctx context.Context, id string) (*Endpoint, error) {
+	if ep, err := s.GetEndpoint(ctx, id); err != nil || ep.Status == EndpointDisabled {
+		return ep, err
+	}
 	ep, err := s.change(ctx, id, false, func(ep *Endpoint, now time.Time) error {
-		if ep.Status == EndpointDisabled {
-			return nil
-		}
 		ep.Status, ep.DisabledAt, ep.DisabledReason = EndpointDisabled, &now, "disabled by the organizer"
 		return nil
 	})
@@ -206,6 +206,9 @@ func (s *Service) DisableEndpoint(ctx context.Context, id string) (*Endpoint, er
 // EnableEndpoint re-enables a disabled endpoint with a clean failure count.
 // Skipped and failed deliveries are not resent by this: redeliver them.
 func (s *Service) EnableEndpoint(ctx context.Context, id string) (*Endpoint, error) {
+	if ep, err := s.GetEndpoint(ctx, id); err != nil || ep.Status == EndpointActive {
+		return ep, err
+	}
 	return s.change(ctx, id, true, func(ep *Endpoint, now time.Time) error {
 		ep.Status, ep.DisabledAt, ep.DisabledReason = EndpointActive, nil, ""
 		return nil
@@ -220,8 +223,11 @@ func (s *Service) DeleteEndpoint(ctx context.Context, id string) error {
 		return err
 	}
 	if err := s.Store.DeleteEndpoint(ctx, ep); err != nil {
-		if errors.Is(err, ErrStateChanged) {
+		switch {
+		case errors.Is(err, ErrStateChanged):
 			return ticketing.Errorf(ticketing.CodeConflict, "endpoint %s changed meanwhile; try again", id)
+		case errors.Is(err, ErrNotFound):
+			return ticketing.NotFound("webhook endpoint " + id)
 		}
 		return err
 	}
@@ -303,7 +309,11 @@ func (s *Service) TestEndpoint(ctx context.Context, id string) (SendResult, erro
 	if err != nil {
 		return SendResult{}, err
 	}
-	return sendResult(envID, res, res.OK(), map[bool]string{false: res.ErrorText()}[res.OK()]), nil
+	why := ""
+	if !res.OK() {
+		why = res.ErrorText()
+	}
+	return sendResult(envID, res, res.OK(), why), nil
 }
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -1,5 +1,5 @@
 // Command tixctl is the operator's tool, a stand-in for the organizer dashboard:
-// organizers, API keys, catalog import and table setup, straight against
+// organizers, API keys, catalog import, webhook endpoints and table setup, straight against
 // DynamoDB (DynamoDB Local by default). docs/tixctl.md describes every command.
 package main
 
@@ -13,8 +13,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// commands is the dispatch table: "group name" -> implementation. New groups
-// (webhooks ...) add their entries here.
+// commands is the dispatch table: "group name" -> implementation.
 var commands = []command{
 	{"organizers create", "--name NAME [--id org_x]", "create an organizer", organizersCreate},
 	{"organizers verify", "--id ID [--unverify]", "mark an organizer verified (live keys need it)", organizersVerify},
@@ -24,6 +23,16 @@ var commands = []command{
 	{"keys revoke", "--id key_x", "revoke a key at once", keysRevoke},
 	{"catalog import", "--organizer ID FILE|-", "validate and import a catalog file (docs/catalog-import.md)", catalogImport},
 	{"catalog validate", "[--organizer ID] FILE|-", "validate a catalog file without writing", catalogValidate},
+	{"webhooks create", "--organizer ID --env test|live --url URL [--events order.paid,...] [--description TEXT]", "register a webhook endpoint; prints its signing secret once", webhooksCreate},
+	{"webhooks list", "--organizer ID [--env test|live]", "list an organizer's webhook endpoints (never secrets)", webhooksList},
+	{"webhooks show", "ID", "show one webhook endpoint and its health", webhooksShow},
+	{"webhooks update", "ID [--url URL] [--events LIST] [--description TEXT]", "change an endpoint (a new URL must be verified again)", webhooksUpdate},
+	{"webhooks verify", "ID", "send endpoint.verify; the endpoint is verified when the receiver echoes the nonce", webhooksVerify},
+	{"webhooks rotate-secret", "ID", "issue a new signing secret (printed once); the old one signs for the overlap", webhooksRotateSecret},
+	{"webhooks disable", "ID", "stop deliveries to an endpoint; its pending deliveries are skipped", webhooksDisable},
+	{"webhooks enable", "ID", "re-enable a disabled endpoint with a clean failure count", webhooksEnable},
+	{"webhooks test", "ID", "send webhook.test now (not a delivery; health unchanged)", webhooksTest},
+	{"webhooks delete", "ID", "delete an endpoint", webhooksDelete},
 	{"table create", "", "create the table if it does not exist", tableCreate},
 }
 
