@@ -111,6 +111,11 @@ func printWelcome(addr string, keys []demoKey) {
 	fmt.Fprintf(&b, "    -d '{\"tier_id\":\"%s\",\"quantity\":2,\"buyer\":{\"email\":\"you@example.com\"}}' %s/orders\n", tier, base)
 	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' %s/orders/<order id>/simulate-payment\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/orders/<order id>/tickets\n", sk, base)
-	fmt.Fprintf(&b, "  curl -s %s/health\n\nOperator CLI: go run ./scripts/tixctl --help\n", base)
+	fmt.Fprintf(&b, "  curl -s %s/health\n", base)
+	fmt.Fprintf(&b, "\nReceive webhooks (your receiver must answer endpoint.verify with its data.nonce):\n")
+	fmt.Fprintf(&b, "  go run ./scripts/tixctl webhooks create --organizer %s --env test --url http://127.0.0.1:9000/hooks\n", demo.OrganizerID)
+	fmt.Fprintf(&b, "  go run ./scripts/tixctl webhooks verify <endpoint id>\n")
+	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/webhook-deliveries\n", sk, base)
+	fmt.Fprintf(&b, "\nOperator CLI: go run ./scripts/tixctl --help\n")
 	fmt.Print(b.String())
 }
