@@ -95,19 +95,55 @@ func invokeSQS(a *app.App, ev events.SQSEvent) (events.SQSEventResponse, error) 
 	return res, nil
 }
 
-// The EventBridge schedule's event runs the sweep (nothing to find on a new
-// table) and returns no batch response.
+// The EventBridge schedule's event runs the sweep: a pending order whose
+// expiry timer was lost (never sent here) is expired by it, stock returned;
+// an invocation that is neither SQS nor the schedule is refused.
 func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	env := lambdaenv.New(t)
+	ctx := context.Background()
+	a := env.App
+	a.Sales.Settings.TestOrderTTL = time.Second
+	a.Sales.Timers = nil // the expiry timer is lost
+	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
+	tier, qty, email := "tier_l", 2, "b@example.com"
+	res, err := a.Sales.CreateOrder(ctx, c, "lost-timer", ticketing.OrderRequest{
+		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw, err := os.ReadFile(filepath.Join(testenv.EventsDir(), "timers-sweep-schedule.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := handler(env.App)(context.Background(), raw)
-	if err != nil || out != nil {
+	if out, err := handler(a)(ctx, raw); err != nil || out != nil {
 		t.Fatalf("sweep invocation returned %v, %v", out, err)
 	}
-	if _, err := handler(env.App)(context.Background(), json.RawMessage(`{"source":"aws.s3"}`)); err == nil {
+	if o, _ := a.Store.GetOrder(ctx, res.Order.ID); o.Status != ticketing.OrderPending {
+		t.Fatalf("a sweep before the expiry moved the order to %s", o.Status)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := handler(a)(ctx, raw); err != nil {
+		t.Fatal(err)
+	}
+	o, err := a.Store.GetOrder(ctx, res.Order.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != ticketing.OrderCancelled || o.CancelReason != "expired" {
+		t.Fatalf("order %s %s after the sweep, want cancelled (expired)", o.Status, o.CancelReason)
+	}
+	st, err := a.Store.GetStock(ctx, "evt_lambda", ticketing.EnvTest, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: tier}]; n != 0 {
+		t.Fatalf("sold %d after the sweep, want 0", n)
+	}
+	if ids, err := a.Store.OverdueOrders(ctx, time.Now().Add(time.Hour), 10); err != nil || len(ids) != 0 {
+		t.Fatalf("the expired order is still in the expiry index: %v %v", ids, err)
+	}
+	if _, err := handler(a)(ctx, json.RawMessage(`{"source":"aws.s3"}`)); err == nil {
 		t.Error("an invocation that is neither SQS nor the schedule was accepted")
 	}
 }

@@ -29,13 +29,63 @@ func orderAV(o *ticketing.Order, version int64) (map[string]types.AttributeValue
 	if err != nil {
 		return nil, fmt.Errorf("encode order %s: %w", o.ID, err)
 	}
-	return map[string]types.AttributeValue{
+	item := map[string]types.AttributeValue{
 		"PK": str(orderPK(o.ID)), "SK": str(skOrder),
 		"GSI1PK": str(orderListPK(o.OrganizerID, string(o.Environment))), "GSI1SK": str(orderSortKey(o.CreatedAt, o.ID)),
 		"org": str(o.OrganizerID), "env": str(string(o.Environment)), "st": str(string(o.Status)),
 		"ev": str(o.EventID), "exp": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)),
 		"ver": num(strconv.FormatInt(version, 10)), "doc": str(string(doc)),
-	}, nil
+	}
+	return item, nil
+}
+
+// A pending order has a small marker item, keyed by its expiry, written in
+// its creation transaction and deleted in the transaction that moves it on
+// (paid or cancelled): the sweep finds pending orders whose expiry timer was
+// lost by querying the markers, without indexing the whole order item.
+const pendingShards = 8
+
+func pendingKey(o *ticketing.Order) map[string]types.AttributeValue {
+	h := fnv.New32a()
+	h.Write([]byte(o.ID))
+	return keyOf("PENDING#"+strconv.Itoa(int(h.Sum32()%pendingShards)), orderSortKey(o.ExpiresAt, o.ID))
+}
+
+func pendingPut(s *Store, o *ticketing.Order) types.TransactWriteItem {
+	item := pendingKey(o)
+	item["oid"] = str(o.ID)
+	item["ttl"] = num(strconv.FormatInt(o.ExpiresAt.Add(7*24*time.Hour).Unix(), 10))
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}}
+}
+
+func pendingDelete(s *Store, o *ticketing.Order) types.TransactWriteItem {
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: pendingKey(o)}}
+}
+
+// OverdueOrders returns up to limit ids of pending orders whose expiry is at
+// or before now (the sweep's safety net for lost expiry timers).
+func (s *Store) OverdueOrders(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	var ids []string
+	for shard := range pendingShards {
+		e := newExprs()
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName: aws.String(s.table),
+			KeyConditionExpression: aws.String(e.n("PK") + " = " + e.s("PENDING#"+strconv.Itoa(shard)) +
+				" AND " + e.n("SK") + " <= " + e.s(orderSortKey(now, "~"))),
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+			Limit: aws.Int32(int32(limit)), ReturnConsumedCapacity: s.rcc(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("query overdue orders: %w", err)
+		}
+		s.record("OverdueOrders", out.ConsumedCapacity)
+		for _, it := range out.Items {
+			if id, ok := it["oid"].(*types.AttributeValueMemberS); ok && len(ids) < limit {
+				ids = append(ids, id.Value)
+			}
+		}
+	}
+	return ids, nil
 }
 
 func orderFrom(item map[string]types.AttributeValue) (*ticketing.Order, error) {
@@ -167,6 +217,7 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
 	}
+	items = append(items, pendingPut(s, o)) // last: the indexes above map failures
 	err = s.transact(ctx, "CreateOrder", items)
 	if err == nil {
 		return nil
@@ -286,7 +337,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 	if err != nil {
 		return err
 	}
-	items = append(items, out)
+	items = append(items, out, pendingDelete(s, o))
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
 		o.Version++
@@ -335,7 +386,7 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	if err != nil {
 		return err
 	}
-	items = append(items, out)
+	items = append(items, out, pendingDelete(s, o))
 	err = s.transact(ctx, "CancelOrder", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged

@@ -333,6 +333,27 @@ func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
 	return nil
 }
 
+// ExpireOverdue expires up to limit pending orders past their expiry whose
+// timer was lost (the sweep's safety net; a read would expire them too, but
+// until then they keep their stock). It returns how many it expired.
+func (s *Sales) ExpireOverdue(ctx context.Context, limit int) (int, error) {
+	now := s.now()
+	ids, err := s.Store.OverdueOrders(ctx, now, limit)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	n := 0
+	for _, id := range ids {
+		if err := s.HandleTimer(ctx, Timer{Kind: TimerOrderExpiry, OrderID: id, Due: now}); err != nil {
+			errs = append(errs, fmt.Errorf("expire %s: %w", id, err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
 // HandleTimer does the delayed work of the timers queue. Work that is already
 // done (or undone) is skipped, so a timer delivered twice changes nothing.
 func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {

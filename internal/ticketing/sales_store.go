@@ -120,4 +120,7 @@ type SalesStore interface {
 	// gives its stock back, with the outbox event.
 	CompleteRefund(ctx context.Context, o *Order, ev *OrderEvent) error
 	ListOrders(ctx context.Context, q OrderQuery) (*OrderPage, error)
+	// OverdueOrders returns up to limit ids of pending orders whose expiry is at
+	// or before now.
+	OverdueOrders(ctx context.Context, now time.Time, limit int) ([]string, error)
 }
