@@ -234,7 +234,9 @@ func (s *Service) record(d *Delivery, n int, now time.Time, res Result) {
 	case n >= d.MaxAttempts:
 		d.Status, d.FailedAt, d.RecheckAt = DeliveryFailed, &now, nil
 	default:
-		d.NextAttemptAt = now.Add(s.Settings.Schedule[n])
+		// The schedule may have been shortened since this delivery was
+		// scheduled (max_attempts is kept per delivery): wait its last step.
+		d.NextAttemptAt = now.Add(s.Settings.Schedule[min(n, len(s.Settings.Schedule)-1)])
 		recheck := d.NextAttemptAt.Add(s.Settings.SweepGrace)
 		d.RecheckAt = &recheck
 	}
