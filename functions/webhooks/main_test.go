@@ -6,8 +6,10 @@ import (
 	"tix/internal/testenv/lambdaenv"
 )
 
-// The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind).
+// The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind),
+// over a failed delivery to a verified endpoint that webhooks-redeliver.json redelivers.
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
+	env.AddWebhookDelivery(t)
 	lambdaenv.RunAPIEvents(t, handler(env.App), "webhooks-", env.Vars)
 }

@@ -121,6 +121,23 @@ func (s *Server) routes() []*route {
 	}
 }
 
+// RouteKeys lists the routes of the given groups (all of them when none is
+// named) as "METHOD /pattern", the pattern below /v1 with {name} segments, in
+// table order: what the sample events of events/ are checked against.
+func (s *Server) RouteKeys(groups ...Group) []string {
+	want := map[Group]bool{}
+	for _, g := range groups {
+		want[g] = true
+	}
+	var keys []string
+	for _, r := range s.routes() {
+		if len(groups) == 0 || want[r.group] {
+			keys = append(keys, r.method+" "+r.pattern)
+		}
+	}
+	return keys
+}
+
 // Handler serves the given groups (all of them when none is named) under /v1.
 func (s *Server) Handler(groups ...Group) http.Handler {
 	if len(groups) == 0 {

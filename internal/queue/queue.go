@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"tix/internal/awscfg"
 )
 
 // MaxDelay is SQS's longest message delay. fauxqs accepts more; this adapter
@@ -54,16 +54,9 @@ type queueURL struct {
 
 // Open builds an SQS client; a local endpoint gets dummy static credentials.
 func Open(ctx context.Context, region, endpoint, prefix string) (*Client, error) {
-	var opts []func(*awsconfig.LoadOptions) error
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	}
-	if endpoint != "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awscfg.Load(ctx, region, endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return nil, err
 	}
 	c := sqs.NewFromConfig(cfg, func(o *sqs.Options) {
 		if endpoint != "" {

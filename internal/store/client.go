@@ -9,11 +9,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"tix/internal/awscfg"
 	"tix/internal/clock"
 )
 
@@ -41,16 +40,9 @@ type Store struct {
 // NewClient builds a DynamoDB client; against a local endpoint it uses static
 // dummy credentials and skips response checksums (DynamoDB Local's error bodies fail them).
 func NewClient(ctx context.Context, region, endpoint string) (*dynamodb.Client, error) {
-	var loadOpts []func(*awsconfig.LoadOptions) error
-	if region != "" {
-		loadOpts = append(loadOpts, awsconfig.WithRegion(region))
-	}
-	if endpoint != "" {
-		loadOpts = append(loadOpts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
+	cfg, err := awscfg.Load(ctx, region, endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return nil, err
 	}
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if endpoint != "" {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +26,29 @@ type APIEvent struct {
 	Status int
 }
 
+// placeholder is a {{NAME}} of a sample event.
+var placeholder = regexp.MustCompile(`\{\{[A-Z0-9_]+\}\}`)
+
+// Placeholders returns the {{NAME}} placeholders of a sample event, without braces.
+func Placeholders(raw []byte) []string {
+	var out []string
+	for _, m := range placeholder.FindAll(raw, -1) {
+		if n := string(m[2 : len(m)-2]); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // LoadAPIEvents reads events/<prefix>*.json, replacing {{NAME}} placeholders.
 func LoadAPIEvents(tb testing.TB, prefix string, vars map[string]string) []APIEvent {
 	tb.Helper()
@@ -40,6 +65,11 @@ func LoadAPIEvents(tb testing.TB, prefix string, vars map[string]string) []APIEv
 		s := string(raw)
 		for k, v := range vars {
 			s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+		}
+		// A placeholder left over would make the event test something else
+		// (a 404 for "{{ORDER_ID}}") without saying so.
+		if left := Placeholders([]byte(s)); len(left) > 0 {
+			tb.Fatalf("%s: placeholders %v are not set by this test (it sets %v)", filepath.Base(f), left, sortedKeys(vars))
 		}
 		var ev struct {
 			events.APIGatewayV2HTTPRequest

@@ -19,12 +19,15 @@ import (
 	"tix/internal/config"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // Env is the wired app and the placeholders the sample events use.
 type Env struct {
 	App  *app.App
 	Vars map[string]string
+	// keyID is the id of the secret test key ({{SK_TEST}}).
+	keyID string
 }
 
 // New builds the environment.
@@ -65,8 +68,9 @@ func New(t *testing.T) *Env {
 		t.Fatal(err)
 	}
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
+	keyID := auth.NewKeyID()
 	// The key only accepts the source IP API Gateway reports, not the X-Forwarded-For in the events.
-	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
+	if err := st.CreateKey(ctx, auth.Key{ID: keyID, OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
 		Scopes: auth.AllScopes, AllowedIPs: []string{"198.51.100.7"}, CreatedAt: now}, auth.Hash(secret)); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +91,111 @@ func New(t *testing.T) *Env {
 	if err := st.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
-	return &Env{App: a, Vars: map[string]string{"SK_TEST": secret, "EVENT_ID": "evt_lambda", "EVENT_SLUG": slug,
+	return &Env{App: a, keyID: keyID, Vars: map[string]string{"SK_TEST": secret, "EVENT_ID": "evt_lambda", "EVENT_SLUG": slug,
 		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1"}}
+}
+
+// tenant is the organizer environment of the test key.
+var tenant = ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}
+
+// AddOrders creates, through the real sales service, the one-ticket test
+// orders (tier_l) that the orders-*.json events act on, and adds their
+// placeholders to Vars. Each mutating event has an order of its own, so the
+// expected statuses do not depend on the order the events run in:
+//
+//	ORDER_ID, POLL_TOKEN  a pending order and its poll token (reads; tickets and refund answer 409)
+//	PAYABLE_ORDER_ID      a pending order that simulate-payment pays
+//	PAID_ORDER_ID         a paid order (tickets; it has no refund)
+//	REFUNDABLE_ORDER_ID   a paid order that POST /refund refunds
+//	REFUNDING_ORDER_ID    a paid order whose refund has started (GET /refund)
+//
+// It is not part of New: the orders' stock, expiry markers and outbox events
+// would change what the timers and webhook tests observe.
+func (e *Env) AddOrders(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	sales := e.App.Sales
+	order := func(name string) string {
+		t.Helper()
+		tier, qty, email := "tier_l", 1, "fixture@example.com"
+		res, err := sales.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-"+name, ticketing.OrderRequest{
+			Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
+		})
+		if err != nil {
+			t.Fatalf("create the %s order: %v", name, err)
+		}
+		return res.Order.ID
+	}
+	paid := func(name string) string {
+		t.Helper()
+		id := order(name)
+		if o, err := sales.Simulate(ctx, tenant, id, ticketing.OutcomePaid); err != nil || o.Status != ticketing.OrderPaid {
+			t.Fatalf("pay the %s order: %v", name, err)
+		}
+		return id
+	}
+	pending := order("pending")
+	e.Vars["ORDER_ID"] = pending
+	e.Vars["POLL_TOKEN"] = sales.PollToken(pending)
+	e.Vars["PAYABLE_ORDER_ID"] = order("payable")
+	e.Vars["PAID_ORDER_ID"] = paid("paid")
+	e.Vars["REFUNDABLE_ORDER_ID"] = paid("refundable")
+	refunding := paid("refunding")
+	if _, err := sales.RefundOrder(ctx, tenant, refunding, nil); err != nil {
+		t.Fatalf("refund the refunding order: %v", err)
+	}
+	e.Vars["REFUNDING_ORDER_ID"] = refunding
+}
+
+// AddWebhookDelivery creates a verified webhook endpoint and a failed delivery
+// of a real order.paid event to it (fanned out by the real service), and adds
+// DELIVERY_ID to Vars: what webhooks-redeliver.json redelivers. Nothing
+// consumes the deliveries queue in the functions' tests, so nothing is sent to
+// the endpoint's URL.
+func (e *Env) AddWebhookDelivery(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	a := e.App
+	ep, _, err := a.Webhooks.CreateEndpoint(ctx, webhook.NewEndpoint{
+		OrganizerID: tenant.OrganizerID, Environment: tenant.Environment, URL: "https://example.com/tix-webhooks",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Verification POSTs to the URL; the fixture marks the endpoint verified instead.
+	now := time.Now().UTC()
+	ep.Verified, ep.VerifiedAt = true, &now
+	if err := a.Store.UpdateEndpoint(ctx, ep, false); err != nil {
+		t.Fatal(err)
+	}
+	tier, qty, email := "tier_l", 1, "fixture@example.com"
+	res, err := a.Sales.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-webhook", ticketing.OrderRequest{
+		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sales.Simulate(ctx, tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := a.Store.UndispatchedEvents(ctx, time.Now().Add(time.Minute), 10)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("undispatched events %v, %v; want the one order.paid", ids, err)
+	}
+	if err := a.Webhooks.Fanout(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	d, err := a.Store.GetDelivery(ctx, webhook.DeliveryID(ids[0], ep.ID))
+	if err != nil {
+		t.Fatalf("the fan-out made no delivery to the fixture endpoint: %v", err)
+	}
+	// Only a delivery that is no longer pending can be redelivered.
+	failed := time.Now().UTC()
+	d.Status, d.FailedAt, d.RecheckAt, d.Attempts = webhook.DeliveryFailed, &failed, nil, d.MaxAttempts
+	if err := a.Store.SaveDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	e.Vars["DELIVERY_ID"] = d.ID
 }
 
 func seats(n int) []ticketing.Seat {

@@ -1,0 +1,584 @@
+// Command lambdainit measures how long each Lambda function takes from the
+// start of its process to its answer to the first event: a stand-in for a cold
+// start's init plus first invoke (target: under 50 ms). It builds the real
+// bootstrap of every functions/* for this host, serves a minimal fake of the
+// Lambda Runtime API (2018-06-01, the endpoints the aws-lambda-go runtime
+// client calls) on 127.0.0.1, starts the bootstrap against it with the TIX_*
+// configuration of the local stack (DynamoDB Local, fauxqs; a fresh table
+// with an organizer, a secret test key and an event), hands it one sample
+// event of events/ and times the response POST. Each function is started
+// -n times; p50 and max are printed, with the size of its stripped
+// linux/arm64 bootstrap (as `make build` makes it; the limit is 10 MB).
+//
+//	go run ./scripts/lambdainit -n 20     (make init-time)
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"tix/internal/app"
+	"tix/internal/auth"
+	"tix/internal/config"
+	"tix/internal/ticketing"
+)
+
+// sampleEvent is the event each function is started with: one that reaches
+// DynamoDB (key check, reads), as a real first request would.
+var sampleEvent = map[string]string{
+	"catalog":  "catalog-get-event.json",
+	"holds":    "holds-release.json",
+	"orders":   "orders-get-unknown.json",
+	"webhooks": "webhooks-list-endpoints.json",
+	"deliver":  "deliver-batch.json",
+	"timers":   "timers-batch.json",
+}
+
+const (
+	runtimeAPI = "/2018-06-01/runtime"
+	// sourceIP is the address the sample API events come from (the fixture key allows only it).
+	sourceIP = "198.51.100.7"
+	region   = "us-east-1"
+	// queuePrefix is fixed: CreateQueue of an existing queue is a no-op, so
+	// reruns reuse the same two queues (and their dead-letter queues).
+	queuePrefix = "tix-lambdainit"
+)
+
+func main() {
+	n := flag.Int("n", 20, "cold starts per function")
+	only := flag.String("functions", "", "comma-separated functions to measure (default: every functions/*)")
+	dynamo := flag.String("dynamodb", envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
+	sqs := flag.String("sqs", envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"), "SQS endpoint")
+	targetMS := flag.Float64("target-ms", 50, "start-up target per function, in milliseconds")
+	limitMB := flag.Float64("limit-mb", 10, "size limit of a linux/arm64 bootstrap, in MB")
+	timeout := flag.Duration("timeout", 20*time.Second, "longest wait for one start's first answer")
+	flag.Parse()
+	if err := run(options{n: *n, only: *only, dynamo: *dynamo, sqs: *sqs, target: time.Duration(*targetMS * float64(time.Millisecond)),
+		limitMB: *limitMB, timeout: *timeout}); err != nil {
+		fmt.Fprintln(os.Stderr, "lambdainit:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	n           int
+	only        string
+	dynamo, sqs string
+	target      time.Duration
+	limitMB     float64
+	timeout     time.Duration
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// result is one function's measurements.
+type result struct {
+	name, event string
+	answer      string          // what the first answer was (HTTP status, batch failures)
+	init        []time.Duration // process start -> first GET .../invocation/next
+	first       []time.Duration // process start -> POST .../response
+	armBytes    int64
+}
+
+func run(o options) error {
+	if o.n < 1 {
+		return errors.New("-n must be at least 1")
+	}
+	if _, err := os.Stat("functions"); err != nil {
+		return errors.New("run it from the repository root (make init-time)")
+	}
+	functions, err := functionNames(o.only)
+	if err != nil {
+		return err
+	}
+	for _, ep := range []struct{ name, url, hint string }{
+		{"DynamoDB Local", o.dynamo, "DynamoDB"}, {"fauxqs (SQS)", o.sqs, "SQS"},
+	} {
+		if err := reachable(ep.url); err != nil {
+			return fmt.Errorf("%s does not answer at %s (%v); start the emulators: TIX_STACK_SESSION=hinit scripts/stack.sh start --memory", ep.name, ep.url, err)
+		}
+	}
+
+	tmp, err := os.MkdirTemp("", "tix-lambdainit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	results := make([]*result, 0, len(functions))
+	fmt.Printf("==> Building %d functions: for this host (%s/%s) to time, and for linux/arm64 (as make build) to weigh\n",
+		len(functions), goEnv("GOOS"), goEnv("GOARCH"))
+	for _, f := range functions {
+		host := filepath.Join(tmp, "host", f, "bootstrap")
+		arm := filepath.Join(tmp, "arm64", f, "bootstrap")
+		if err := build(f, host, nil); err != nil {
+			return err
+		}
+		if err := build(f, arm, []string{"GOOS=linux", "GOARCH=arm64"}); err != nil {
+			return err
+		}
+		st, err := os.Stat(arm)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("    %-9s linux/arm64 bootstrap %.1f MB (%d bytes)\n", f, mb(st.Size()), st.Size())
+		results = append(results, &result{name: f, event: sampleEvent[f], armBytes: st.Size()})
+	}
+
+	env, cleanup, err := fixture(o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	rt, err := startRuntimeAPI()
+	if err != nil {
+		return err
+	}
+	defer rt.close()
+	fmt.Printf("==> Fake Lambda Runtime API (2018-06-01) on %s\n", rt.addr)
+
+	for _, r := range results {
+		if r.event == "" {
+			return fmt.Errorf("no sample event chosen for function %s: add it to sampleEvent", r.name)
+		}
+		payload, err := loadEvent(r.event, env.vars)
+		if err != nil {
+			return err
+		}
+		bin := filepath.Join(tmp, "host", r.name, "bootstrap")
+		fmt.Printf("==> %s: %d cold starts, each answering events/%s ", r.name, o.n, r.event)
+		for i := range o.n {
+			s, err := rt.coldStart(bin, env.processEnv(r.name, rt.addr), payload, o.timeout)
+			if err != nil {
+				fmt.Println()
+				return fmt.Errorf("%s, start %d: %w", r.name, i+1, err)
+			}
+			r.init, r.first = append(r.init, s.init), append(r.first, s.first)
+			r.answer = s.answer
+			fmt.Print(".")
+		}
+		fmt.Printf(" p50 %s (%s)\n", ms(percentile(r.first, 50)), r.answer)
+	}
+
+	report(results, o)
+	return nil
+}
+
+// functionNames are the folders of functions/, or those of -functions.
+func functionNames(only string) ([]string, error) {
+	dirs, err := os.ReadDir("functions")
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			all = append(all, d.Name())
+		}
+	}
+	if only == "" {
+		return all, nil
+	}
+	var out []string
+	for f := range strings.SplitSeq(only, ",") {
+		if f = strings.TrimSpace(f); !slices.Contains(all, f) {
+			return nil, fmt.Errorf("-functions: no function %q (there are %v)", f, all)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func reachable(rawURL string) error {
+	host := strings.TrimPrefix(strings.TrimPrefix(rawURL, "http://"), "https://")
+	host, _, _ = strings.Cut(host, "/")
+	c, err := net.DialTimeout("tcp", host, time.Second)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+func goEnv(k string) string {
+	out, err := exec.Command("go", "env", k).Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// build compiles functions/<f> as make build does (static, no RPC, stripped).
+func build(f, out string, env []string) error {
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", out, "./functions/"+f)
+	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build functions/%s %v: %v\n%s", f, env, err, b)
+	}
+	return nil
+}
+
+// fixtureEnv is the configuration every started function gets, and the
+// values of the sample events' placeholders.
+type fixtureEnv struct {
+	tix  map[string]string
+	vars map[string]string
+}
+
+// processEnv is a function's whole environment, as Lambda sets it (a few of
+// its variables) plus the TIX_* configuration; nothing is inherited.
+func (e fixtureEnv) processEnv(function, runtimeAddr string) []string {
+	env := []string{
+		"AWS_LAMBDA_RUNTIME_API=" + runtimeAddr,
+		"AWS_LAMBDA_FUNCTION_NAME=tix-" + function,
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=1024",
+		"_HANDLER=bootstrap",
+		"AWS_REGION=" + region,
+		"AWS_DEFAULT_REGION=" + region,
+		"AWS_ACCESS_KEY_ID=local",
+		"AWS_SECRET_ACCESS_KEY=local",
+		"TZ=:UTC",
+	}
+	for k, v := range e.tix {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// fixture creates a fresh table (organizer, secret test key, event) and the
+// queues, and returns the functions' configuration and a cleanup that drops the table.
+func fixture(o options) (fixtureEnv, func(), error) {
+	ctx := context.Background()
+	table := fmt.Sprintf("tix-lambdainit-%d", time.Now().UnixNano())
+	tix := map[string]string{
+		"TIX_TABLE":             table,
+		"TIX_DYNAMODB_ENDPOINT": o.dynamo,
+		"TIX_SQS_ENDPOINT":      o.sqs,
+		"TIX_QUEUE_PREFIX":      queuePrefix,
+		"TIX_CURSOR_SECRET":     "lambdainit-cursor-secret",
+		"TIX_WEBHOOK_KEYRING":   config.LocalKeyring,
+		// Many starts share one key: lift the per-key budget, this measures start-up.
+		"TIX_RATE_READS": "1000000",
+	}
+	cfg, err := config.Load(func(k string) string {
+		if k == "AWS_REGION" {
+			return region
+		}
+		return tix[k]
+	})
+	if err != nil {
+		return fixtureEnv{}, nil, err
+	}
+	cfg.LogLevel = "error"
+	app.Logger(cfg)
+	a, err := app.New(ctx, cfg, nil)
+	if err != nil {
+		return fixtureEnv{}, nil, err
+	}
+	fmt.Printf("==> Creating table %s on %s and queues %s-* on %s\n", table, o.dynamo, queuePrefix, o.sqs)
+	if _, err := a.Store.EnsureTable(ctx); err != nil {
+		return fixtureEnv{}, nil, err
+	}
+	cleanup := func() {
+		fmt.Printf("==> Dropping table %s\n", table)
+		_ = a.Store.DeleteTable(context.Background())
+	}
+	fail := func(err error) (fixtureEnv, func(), error) { cleanup(); return fixtureEnv{}, nil, err }
+	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
+		return fail(err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_init", Name: "Init", CreatedAt: now}); err != nil {
+		return fail(err)
+	}
+	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
+	if err := a.Store.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_init", Type: auth.Secret, Environment: ticketing.EnvTest,
+		Scopes: auth.AllScopes, AllowedIPs: []string{sourceIP}, CreatedAt: now}, auth.Hash(secret)); err != nil {
+		return fail(err)
+	}
+	slug := "init-show"
+	ev := &ticketing.Event{ID: "evt_init", OrganizerID: "org_init", Ref: "init", Status: ticketing.EventPublished, Kind: ticketing.KindSingle,
+		Title: "Init Show", Slug: &slug, City: "Kazan", Venue: "Hall", StartsAt: now.Add(48 * time.Hour), EndsAt: now.Add(50 * time.Hour),
+		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
+		Tiers: []ticketing.Tier{{ID: "tier_init", Name: "GA", Price: 100000, Capacity: 100, PersonsIncluded: 1, Color: "#000000"}}}
+	if err := a.Store.PutEvent(ctx, ev); err != nil {
+		return fail(err)
+	}
+	return fixtureEnv{tix: tix, vars: map[string]string{"SK_TEST": secret, "EVENT_ID": ev.ID, "EVENT_SLUG": slug,
+		"TIER_ID": "tier_init", "SEAT_ID": "seat_init"}}, cleanup, nil
+}
+
+var placeholder = regexp.MustCompile(`\{\{[A-Z0-9_]+\}\}`)
+
+// loadEvent reads events/<name>, fills its placeholders and drops _expect
+// (the tests' field, which API Gateway does not send).
+func loadEvent(name string, vars map[string]string) ([]byte, error) {
+	raw, err := os.ReadFile(filepath.Join("events", name))
+	if err != nil {
+		return nil, err
+	}
+	s := string(raw)
+	for k, v := range vars {
+		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+	}
+	if left := placeholder.FindAllString(s, -1); len(left) > 0 {
+		return nil, fmt.Errorf("events/%s: placeholders %v have no value here; choose another sample event", name, left)
+	}
+	var ev map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &ev); err != nil {
+		return nil, fmt.Errorf("events/%s: %w", name, err)
+	}
+	delete(ev, "_expect")
+	return json.Marshal(ev)
+}
+
+// runtimeAPIServer is the fake Lambda Runtime API. It serves one invocation
+// at a time: the current start's event on the first GET .../next, and holds
+// every later GET .../next (Lambda freezes the sandbox there) until the
+// process is killed.
+type runtimeAPIServer struct {
+	addr string
+	srv  *http.Server
+
+	mu  sync.Mutex
+	cur *invocation
+}
+
+// invocation is one cold start's state.
+type invocation struct {
+	id      string
+	payload []byte
+	given   bool
+	nextAt  time.Time // first GET .../next: init is done
+	done    chan outcome
+	once    sync.Once
+}
+
+// outcome is how the first invocation ended.
+type outcome struct {
+	at   time.Time
+	kind string // response, error, init error
+	body []byte
+}
+
+func (inv *invocation) finish(o outcome) { inv.once.Do(func() { inv.done <- o }) }
+
+func startRuntimeAPI() (*runtimeAPIServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &runtimeAPIServer{addr: ln.Addr().String()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+runtimeAPI+"/invocation/next", s.next)
+	mux.HandleFunc("POST "+runtimeAPI+"/invocation/{id}/response", s.result("response"))
+	mux.HandleFunc("POST "+runtimeAPI+"/invocation/{id}/error", s.result("error"))
+	mux.HandleFunc("POST "+runtimeAPI+"/init/error", s.initError)
+	// Anything else (the extensions API of lambda.WithEnableSIGTERM, say) is
+	// not part of this fake: 404, which the runtime client logs and survives.
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+func (s *runtimeAPIServer) close() { _ = s.srv.Close() }
+
+func (s *runtimeAPIServer) current() *invocation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+func (s *runtimeAPIServer) next(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	s.mu.Lock()
+	inv := s.cur
+	give := inv != nil && !inv.given
+	if give {
+		inv.given, inv.nextAt = true, now
+	}
+	s.mu.Unlock()
+	if !give {
+		<-r.Context().Done() // the process was killed, or the server closed
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Lambda-Runtime-Aws-Request-Id", inv.id)
+	h.Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(now.Add(30*time.Second).UnixMilli(), 10))
+	h.Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:"+region+":123456789012:function:tix-lambdainit")
+	h.Set("Lambda-Runtime-Trace-Id", "Root=1-00000000-000000000000000000000000;Parent=0000000000000000;Sampled=0")
+	_, _ = w.Write(inv.payload)
+}
+
+func (s *runtimeAPIServer) result(kind string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		at := time.Now()
+		inv := s.current()
+		if inv == nil || r.PathValue("id") != inv.id {
+			http.Error(w, `{"errorMessage":"unknown request id","errorType":"InvalidRequestID"}`, http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"status":"OK"}`))
+		inv.finish(outcome{at: at, kind: kind, body: body})
+	}
+}
+
+func (s *runtimeAPIServer) initError(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	at := time.Now()
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write([]byte(`{"status":"OK"}`))
+	if inv := s.current(); inv != nil {
+		inv.finish(outcome{at: at, kind: "init error", body: body})
+	}
+}
+
+// start is one cold start's timings.
+type start struct {
+	init, first time.Duration
+	answer      string
+}
+
+var startCount int
+
+// coldStart starts bin with env, hands it payload and waits for its answer.
+// The process is killed afterwards, as Lambda does with a sandbox.
+func (s *runtimeAPIServer) coldStart(bin string, env []string, payload []byte, timeout time.Duration) (start, error) {
+	startCount++
+	inv := &invocation{id: fmt.Sprintf("lambdainit-%08d", startCount), payload: payload, done: make(chan outcome, 1)}
+	s.mu.Lock()
+	s.cur = inv
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cur = nil
+		s.mu.Unlock()
+	}()
+
+	var logs bytes.Buffer
+	cmd := exec.Command(bin)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, &logs, &logs
+	exited := make(chan error, 1)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return start{}, err
+	}
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+
+	var o outcome
+	select {
+	case o = <-inv.done:
+		stop()
+	case err := <-exited:
+		return start{}, fmt.Errorf("the process exited before answering (%v):\n%s", err, tail(logs.String()))
+	case <-time.After(timeout):
+		stop()
+		return start{}, fmt.Errorf("no answer within %s:\n%s", timeout, tail(logs.String()))
+	}
+	if o.kind != "response" {
+		return start{}, fmt.Errorf("the function reported an %s: %s\n%s", o.kind, o.body, tail(logs.String()))
+	}
+	s.mu.Lock()
+	nextAt := inv.nextAt
+	s.mu.Unlock()
+	return start{init: nextAt.Sub(t0), first: o.at.Sub(t0), answer: describe(o.body)}, nil
+}
+
+// describe names an answer: the HTTP status of an API Gateway response, the
+// batch item failures of an SQS response.
+func describe(body []byte) string {
+	var r struct {
+		StatusCode        *int              `json:"statusCode"`
+		BatchItemFailures []json.RawMessage `json:"batchItemFailures"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return "answered"
+	}
+	if r.StatusCode != nil {
+		return "HTTP " + strconv.Itoa(*r.StatusCode)
+	}
+	if r.BatchItemFailures != nil {
+		return fmt.Sprintf("%d batch item failure(s)", len(r.BatchItemFailures))
+	}
+	return "answered"
+}
+
+func tail(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// percentile is the nearest-rank percentile p of ds.
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (p*len(s)+99)/100 - 1
+	return s[max(i, 0)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+
+func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+func report(rs []*result, o options) {
+	fmt.Printf("\nStart-up: process start to the response POST of the first event (%d starts each; init = to the first GET .../next)\n\n", o.n)
+	fmt.Printf("%-9s  %-29s  %-26s  %9s  %12s  %12s  %12s\n", "function", "event", "first answer", "init p50", "answer p50", "answer max", "arm64 size")
+	var slow, big []string
+	for _, r := range rs {
+		p50 := percentile(r.first, 50)
+		fmt.Printf("%-9s  %-29s  %-26s  %9s  %12s  %12s  %9.1f MB\n", r.name, r.event, r.answer,
+			ms(percentile(r.init, 50)), ms(p50), ms(slices.Max(r.first)), mb(r.armBytes))
+		if p50 > o.target {
+			slow = append(slow, fmt.Sprintf("%s (p50 %s)", r.name, ms(p50)))
+		}
+		if mb(r.armBytes) > o.limitMB {
+			big = append(big, fmt.Sprintf("%s (%.1f MB)", r.name, mb(r.armBytes)))
+		}
+	}
+	fmt.Println()
+	if len(slow) == 0 {
+		fmt.Printf("Every function's p50 is under the %s target.\n", ms(o.target))
+	} else {
+		fmt.Printf("OVER the %s target: %s\n", ms(o.target), strings.Join(slow, ", "))
+	}
+	if len(big) == 0 {
+		fmt.Printf("Every linux/arm64 bootstrap is within the %.0f MB limit.\n", o.limitMB)
+	} else {
+		fmt.Printf("OVER the %.0f MB limit: %s\n", o.limitMB, strings.Join(big, ", "))
+	}
+}
