@@ -3,7 +3,13 @@ SHELL := /bin/bash
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LDFLAGS := -s -w
 
-.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks
+STAGE ?= dev
+CDK_ARGS ?=
+CDK := scripts/node_modules/.bin/cdk
+# Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20 (DESIGN §7).
+CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
+
+.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -22,6 +28,19 @@ build: ## cross-compile every Lambda to build/<name>/bootstrap (arm64, provided.
 		ls -l build/$$f/bootstrap | awk '{printf "    %s: %.1f MB\n", $$NF, $$5/1048576}'; \
 	done
 
+synth: setup build ## CloudFormation template of stack tix-$(STAGE) (STAGE=dev|prod) into cdk.out/; offline, no AWS account
+	@echo "==> cdk synth tix-$(STAGE) (offline: no context lookups, version check, notices or telemetry)"
+	@$(CDK_ENV) CDK_DISABLE_VERSION_CHECK=1 AWS_EC2_METADATA_DISABLED=true \
+		$(CDK) synth --context stage=$(STAGE) --no-version-reporting --no-notices --no-lookups --quiet $(CDK_ARGS) tix-$(STAGE)
+	@echo "    wrote cdk.out/tix-$(STAGE).template.json"
+
+# deploy needs AWS credentials and, once per account and region, `$(CDK) bootstrap`.
+# ALARM_EMAIL=you@example.com subscribes an address to the alarm topic; CDK_ARGS
+# passes more cdk options, e.g. CDK_ARGS="-c webhookKeyIds=k2,k1" (see infra/main.go).
+deploy: setup build ## deploy stack tix-$(STAGE) with the AWS credentials of the shell (asks before IAM or security group changes)
+	$(CDK_ENV) $(CDK) deploy --context stage=$(STAGE) $(if $(ALARM_EMAIL),--context alarmEmail=$(ALARM_EMAIL)) \
+		--require-approval broadening $(CDK_ARGS) tix-$(STAGE)
+
 tixctl: ## build the operator CLI to ./build/tixctl
 	@go build -o build/tixctl ./scripts/tixctl && echo "built build/tixctl"
 
@@ -39,6 +58,11 @@ load-webhooks: setup ## webhook delivery on the local stack: simulate-payment ->
 	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
 	go run ./scripts/webhookload -latency $${LATENCY:-200} -deliveries $${DELIVERIES:-1000}; rc=$$?; \
 	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
+
+init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20), and arm64 bootstrap sizes
+	@TIX_STACK_SESSION=init-time scripts/stack.sh start --memory; \
+	go run ./scripts/lambdainit -n $${N:-20}; rc=$$?; \
+	TIX_STACK_SESSION=init-time scripts/stack.sh stop; exit $$rc
 
 fuzz: ## fuzz the cursor decoder and the catalog import (FUZZTIME each, default 60s; not part of make test)
 	go test -run '^$$' -fuzz '^FuzzCursorDecode$$' -fuzztime $${FUZZTIME:-60s} ./internal/store

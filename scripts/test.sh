@@ -19,4 +19,11 @@ say "Running go vet"
 go vet ./...
 say "Running every test (go test ./...)"
 go test -count=1 -timeout 8m ./...
+# infra/ is its own Go module (the CDK app), outside ./... above. Its tests
+# synthesize the dev and prod stacks offline (jsii runs aws-cdk-lib in Node) and
+# check the templates; no emulator or AWS account. The first compile of the CDK
+# bindings takes a few minutes; later runs reuse the Go build cache.
+say "Checking the CDK stack (cd infra: go vet, go test: template assertions, offline)"
+(cd infra && export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 &&
+	go vet ./... && go test -count=1 -timeout 15m ./...)
 say "All tests passed"

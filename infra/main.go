@@ -1,0 +1,145 @@
+// Command infra is tix's CDK app: one stack per stage, tix-<stage>.
+//
+//	make synth [STAGE=dev]          # make build, then cdk synth into cdk.out/ (offline)
+//	make deploy STAGE=prod          # make build, then cdk deploy (needs AWS credentials)
+//
+// Context (cdk.json, -c name=value on the cdk command line, or CDK_ARGS="-c ..." for make):
+//
+//	stage          dev (default; also env TIX_STAGE) | prod | any [a-z][a-z0-9-]*
+//	               prod retains data, keys, secrets and logs; every other stage is disposable
+//	alarmEmail     address subscribed to the alarm topic (optional; make: ALARM_EMAIL=...)
+//	settings       JSON object of TIX_* overrides for every function, checked at synth time:
+//	               scripts/node_modules/.bin/cdk deploy -c stage=dev -c settings='{"TIX_HOLD_TTL":"10m"}'
+//	webhookKeyIds  comma-separated webhook keyring ids, the sealing one first (default k1);
+//	               see the keyring secret in stack.go for rotation
+//
+// Account and region come from CDK_DEPLOY_ACCOUNT/CDK_DEPLOY_REGION, else from
+// CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION (which the cdk CLI sets from the AWS
+// profile); with neither the stack is environment-agnostic.
+//
+// It is its own Go module (tix/infra) so that the Lambdas and the root
+// `go test ./...` never compile the CDK bindings. Its tests (stack_test.go)
+// synthesize the stages offline and check the templates.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+)
+
+func main() {
+	prepareNodeEnv()
+	closeJSII := quietJSIIExit()
+	err := run()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+	}
+	closeJSII() // ends jsii's Node process and removes its temporary files
+	if err != nil {
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	app := awscdk.NewApp(nil)
+	stage := contextString(app, "stage", os.Getenv("TIX_STAGE"))
+	if stage == "" {
+		stage = "dev"
+	}
+	settings, err := ParseSettings(app.Node().TryGetContext(jsii.String("settings")))
+	if err != nil {
+		return err
+	}
+	var keyIDs []string
+	for _, k := range strings.Split(contextString(app, "webhookKeyIds", ""), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keyIDs = append(keyIDs, k)
+		}
+	}
+	root := repoRoot()
+	assetDir := func(name string) string { return filepath.Join(root, "build", name) }
+	for _, f := range Functions {
+		if _, err := os.Stat(filepath.Join(assetDir(f.Name), "bootstrap")); err != nil {
+			return fmt.Errorf("%s: missing; run `make build` first (make synth and make deploy do)", filepath.Join(assetDir(f.Name), "bootstrap"))
+		}
+	}
+	_, err = NewTixStack(app, "tix-"+stage, &TixStackProps{
+		StackProps:    awscdk.StackProps{Env: env()},
+		Stage:         stage,
+		AssetDir:      assetDir,
+		AlarmEmail:    contextString(app, "alarmEmail", ""),
+		Settings:      settings,
+		WebhookKeyIDs: keyIDs,
+	})
+	if err != nil {
+		return err
+	}
+	app.Synth(nil)
+	return nil
+}
+
+// contextString is a context value as a string, or def when unset.
+func contextString(app awscdk.App, name, def string) string {
+	switch v := app.Node().TryGetContext(jsii.String(name)).(type) {
+	case string:
+		if v != "" {
+			return v
+		}
+	case nil:
+	default:
+		return fmt.Sprint(v)
+	}
+	return def
+}
+
+// env is the stack's account and region from the usual CDK variables.
+func env() *awscdk.Environment {
+	first := func(names ...string) string {
+		for _, n := range names {
+			if v := os.Getenv(n); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	account := first("CDK_DEPLOY_ACCOUNT", "CDK_DEFAULT_ACCOUNT")
+	region := first("CDK_DEPLOY_REGION", "CDK_DEFAULT_REGION")
+	if account == "" && region == "" {
+		return nil
+	}
+	e := &awscdk.Environment{}
+	if account != "" {
+		e.Account = jsii.String(account)
+	}
+	if region != "" {
+		e.Region = jsii.String(region)
+	}
+	return e
+}
+
+// repoRoot is the tix repository: the nearest directory above the working
+// directory holding both functions/ and infra/ (cdk.json runs `cd infra && go run .`).
+func repoRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ".."
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if isDir(filepath.Join(d, "functions")) && isDir(filepath.Join(d, "infra")) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Dir(dir)
+		}
+	}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
