@@ -261,7 +261,10 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 		t.Errorf("order.refunded carries %+v", e.Order)
 	}
 
-	d := h.delivery(webhook.DeliveryID(e.Env.ID, ep.ID))
+	id := webhook.DeliveryID(e.Env.ID, ep.ID)
+	// The receiver has answered; the attempt is recorded just after.
+	waitFor(t, 5*time.Second, "the attempt recorded", func() bool { return h.delivery(id).Status != webhook.DeliveryPending })
+	d := h.delivery(id)
 	if d.Status != webhook.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode == nil || *d.LastStatusCode != 200 || d.DeliveredAt == nil {
 		t.Errorf("delivery after success: %+v", d)
 	}
@@ -369,9 +372,8 @@ func TestOnlyVerifiedActiveSubscribedEndpointsReceive(t *testing.T) {
 			t.Errorf("a delivery exists for %s: %v", ep.ID, err)
 		}
 	}
-	if d := h.delivery(webhook.DeliveryID(e.Env.ID, cep.ID)); d.Status != webhook.DeliveryDelivered {
-		t.Errorf("control delivery %+v", d)
-	}
+	cid := webhook.DeliveryID(e.Env.ID, cep.ID)
+	waitFor(t, 5*time.Second, "the control delivery delivered", func() bool { return h.delivery(cid).Status == webhook.DeliveryDelivered })
 }
 
 // An endpoint that never delivered is disabled after DisableFailuresNew
