@@ -378,11 +378,7 @@ func webhooksList(ctx context.Context, a *app, args []string) error {
 }
 
 func webhooksShow(ctx context.Context, a *app, args []string) error {
-	id, err := parseEndpointArgs(flag.NewFlagSet("webhooks show", flag.ContinueOnError), args)
-	if err != nil {
-		return err
-	}
-	svc, _, _, err := a.webhooks(ctx)
+	svc, id, err := a.endpointCommand(ctx, "webhooks show", args)
 	if err != nil {
 		return err
 	}
@@ -455,11 +451,7 @@ type verifyOutput struct {
 }
 
 func webhooksVerify(ctx context.Context, a *app, args []string) error {
-	id, err := parseEndpointArgs(flag.NewFlagSet("webhooks verify", flag.ContinueOnError), args)
-	if err != nil {
-		return err
-	}
-	svc, _, _, err := a.webhooks(ctx)
+	svc, id, err := a.endpointCommand(ctx, "webhooks verify", args)
 	if err != nil {
 		return err
 	}
@@ -522,11 +514,7 @@ func webhooksRotateSecret(ctx context.Context, a *app, args []string) error {
 }
 
 func webhooksDisable(ctx context.Context, a *app, args []string) error {
-	id, err := parseEndpointArgs(flag.NewFlagSet("webhooks disable", flag.ContinueOnError), args)
-	if err != nil {
-		return err
-	}
-	svc, _, _, err := a.webhooks(ctx)
+	svc, id, err := a.endpointCommand(ctx, "webhooks disable", args)
 	if err != nil {
 		return err
 	}
@@ -542,11 +530,7 @@ func webhooksDisable(ctx context.Context, a *app, args []string) error {
 }
 
 func webhooksEnable(ctx context.Context, a *app, args []string) error {
-	id, err := parseEndpointArgs(flag.NewFlagSet("webhooks enable", flag.ContinueOnError), args)
-	if err != nil {
-		return err
-	}
-	svc, _, _, err := a.webhooks(ctx)
+	svc, id, err := a.endpointCommand(ctx, "webhooks enable", args)
 	if err != nil {
 		return err
 	}
@@ -572,11 +556,7 @@ type testOutput struct {
 }
 
 func webhooksTest(ctx context.Context, a *app, args []string) error {
-	id, err := parseEndpointArgs(flag.NewFlagSet("webhooks test", flag.ContinueOnError), args)
-	if err != nil {
-		return err
-	}
-	svc, _, _, err := a.webhooks(ctx)
+	svc, id, err := a.endpointCommand(ctx, "webhooks test", args)
 	if err != nil {
 		return err
 	}
@@ -600,11 +580,7 @@ func webhooksTest(ctx context.Context, a *app, args []string) error {
 }
 
 func webhooksDelete(ctx context.Context, a *app, args []string) error {
-	id, err := parseEndpointArgs(flag.NewFlagSet("webhooks delete", flag.ContinueOnError), args)
-	if err != nil {
-		return err
-	}
-	svc, _, _, err := a.webhooks(ctx)
+	svc, id, err := a.endpointCommand(ctx, "webhooks delete", args)
 	if err != nil {
 		return err
 	}
@@ -618,4 +594,18 @@ func webhooksDelete(ctx context.Context, a *app, args []string) error {
 	return a.emit(out, func(w io.Writer) {
 		fmt.Fprintf(w, "Deleted webhook endpoint %s; its pending deliveries are skipped when their attempts come up.\n", id)
 	})
+}
+
+// endpointCommand parses the arguments of a command that takes one endpoint
+// id and builds the webhook service.
+func (a *app) endpointCommand(ctx context.Context, name string, args []string) (*webhook.Service, string, error) {
+	id, err := parseEndpointArgs(flag.NewFlagSet(name, flag.ContinueOnError), args)
+	if err != nil {
+		return nil, "", err
+	}
+	svc, _, _, err := a.webhooks(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	return svc, id, nil
 }
