@@ -383,11 +383,7 @@ func webhooksShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	ep, err := svc.GetEndpoint(ctx, id)
-	if err != nil {
-		return namingEndpoint(err, id)
-	}
-	v := endpointViewOf(ep)
-	return a.emit(v, func(w io.Writer) {
+	return a.emitEndpoint(ep, err, id, func(w io.Writer, v endpointView) {
 		fmt.Fprintf(w, "Webhook endpoint %s\n", v.ID)
 		printEndpoint(w, v)
 	})
@@ -519,11 +515,7 @@ func webhooksDisable(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	ep, err := svc.DisableEndpoint(ctx, id)
-	if err != nil {
-		return namingEndpoint(err, id)
-	}
-	v := endpointViewOf(ep)
-	return a.emit(v, func(w io.Writer) {
+	return a.emitEndpoint(ep, err, id, func(w io.Writer, v endpointView) {
 		fmt.Fprintf(w, "Disabled webhook endpoint %s (%s) at %s: it receives nothing and its pending deliveries are skipped.\n", v.ID, v.URL, formatTime(v.DisabledAt))
 		fmt.Fprintf(w, "Enable it again with tixctl webhooks enable %s.\n", v.ID)
 	})
@@ -535,11 +527,7 @@ func webhooksEnable(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	ep, err := svc.EnableEndpoint(ctx, id)
-	if err != nil {
-		return namingEndpoint(err, id)
-	}
-	v := endpointViewOf(ep)
-	return a.emit(v, func(w io.Writer) {
+	return a.emitEndpoint(ep, err, id, func(w io.Writer, v endpointView) {
 		fmt.Fprintf(w, "Enabled webhook endpoint %s (%s) with a clean failure count.\n", v.ID, v.URL)
 		if !v.Verified {
 			fmt.Fprintf(w, "It is not verified, so it receives no order events until tixctl webhooks verify %s.\n", v.ID)
@@ -608,4 +596,14 @@ func (a *app) endpointCommand(ctx context.Context, name string, args []string) (
 		return nil, "", err
 	}
 	return svc, id, nil
+}
+
+// emitEndpoint prints the endpoint an action returned (human: the text
+// output), or the action's error naming the endpoint.
+func (a *app) emitEndpoint(ep *webhook.Endpoint, err error, id string, human func(w io.Writer, v endpointView)) error {
+	if err != nil {
+		return namingEndpoint(err, id)
+	}
+	v := endpointViewOf(ep)
+	return a.emit(v, func(w io.Writer) { human(w, v) })
 }
