@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"tix/internal/app"
+	"tix/internal/payment"
+	"tix/internal/queue"
 	"tix/internal/testenv"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
@@ -95,22 +97,39 @@ func invokeSQS(a *app.App, ev events.SQSEvent) (events.SQSEventResponse, error) 
 	return res, nil
 }
 
-// The EventBridge schedule's event runs the sweep: a pending order whose
-// expiry timer was lost (never sent here) is expired by it, stock returned;
-// an invocation that is neither SQS nor the schedule is refused.
+// The EventBridge schedule's event runs the sweep: each timer-driven
+// transition whose timer could not be sent (the timers queue fails every send)
+// is done by it once due: a pending order is expired, a refund is settled, and
+// their stock is returned; an invocation that is neither SQS nor the schedule
+// is refused.
 func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	env := lambdaenv.New(t)
 	ctx := context.Background()
 	a := env.App
-	a.Sales.Settings.TestOrderTTL = time.Second
-	a.Sales.Timers = nil // the expiry timer is lost
-	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
-	tier, qty, email := "tier_l", 2, "b@example.com"
-	res, err := a.Sales.CreateOrder(ctx, c, "lost-timer", ticketing.OrderRequest{
-		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
-	})
-	if err != nil {
-		t.Fatal(err)
+	a.Sales.Settings.TestOrderTTL = 2 * time.Second
+	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: 2 * time.Second})
+	a.Sales.Payments = func(ticketing.Environment) (ticketing.PaymentProvider, error) { return pay, nil }
+	a.Sales.Timers = failingTimers(t, a)
+	tenant := ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}
+	c := ticketing.Caller{Tenant: tenant, KeyID: "key_l"}
+	order := func(key string, qty int) string {
+		t.Helper()
+		tier, email := "tier_l", "b@example.com"
+		res, err := a.Sales.CreateOrder(ctx, c, key, ticketing.OrderRequest{
+			Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Order.ID
+	}
+	expiring := order("lost-expiry", 2)
+	refunded := order("lost-settle", 3)
+	if o, err := a.Sales.Simulate(ctx, tenant, refunded, ticketing.OutcomePaid); err != nil || o.Status != ticketing.OrderPaid {
+		t.Fatalf("pay: %v", err)
+	}
+	if r, err := a.Sales.RefundOrder(ctx, tenant, refunded, nil); err != nil || r.Status != ticketing.RefundPending {
+		t.Fatalf("refund: %+v %v", r, err)
 	}
 	raw, err := os.ReadFile(filepath.Join(testenv.EventsDir(), "timers-sweep-schedule.json"))
 	if err != nil {
@@ -119,31 +138,70 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	if out, err := handler(a)(ctx, raw); err != nil || out != nil {
 		t.Fatalf("sweep invocation returned %v, %v", out, err)
 	}
-	if o, _ := a.Store.GetOrder(ctx, res.Order.ID); o.Status != ticketing.OrderPending {
+	if o, _ := a.Store.GetOrder(ctx, expiring); o.Status != ticketing.OrderPending {
 		t.Fatalf("a sweep before the expiry moved the order to %s", o.Status)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	if o, _ := a.Store.GetOrder(ctx, refunded); o.Status != ticketing.OrderPaid || o.Refund.Status != ticketing.RefundPending {
+		t.Fatalf("a sweep before the settlement moved the order to %s", o.Status)
+	}
+	if n := soldGA(t, a); n != 5 {
+		t.Fatalf("sold %d before the sweep, want 5", n)
+	}
+	time.Sleep(2100 * time.Millisecond)
 	if _, err := handler(a)(ctx, raw); err != nil {
 		t.Fatal(err)
 	}
-	o, err := a.Store.GetOrder(ctx, res.Order.ID)
+	o, err := a.Store.GetOrder(ctx, expiring)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Status != ticketing.OrderCancelled || o.CancelReason != "expired" {
 		t.Fatalf("order %s %s after the sweep, want cancelled (expired)", o.Status, o.CancelReason)
 	}
-	st, err := a.Store.GetStock(ctx, "evt_lambda", ticketing.EnvTest, "")
-	if err != nil {
+	if o, err = a.Store.GetOrder(ctx, refunded); err != nil {
 		t.Fatal(err)
 	}
-	if n := st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: tier}]; n != 0 {
+	if o.Status != ticketing.OrderRefunded || o.Refund.Status != ticketing.RefundCompleted {
+		t.Fatalf("order %s (refund %s) after the sweep, want refunded", o.Status, o.Refund.Status)
+	}
+	for _, tk := range o.Tickets {
+		if tk.Status != ticketing.TicketRefunded {
+			t.Fatalf("ticket %s is %s after the refund, want refunded", tk.Number, tk.Status)
+		}
+	}
+	if n := soldGA(t, a); n != 0 {
 		t.Fatalf("sold %d after the sweep, want 0", n)
 	}
-	if ids, err := a.Store.OverdueOrders(ctx, time.Now().Add(time.Hour), 10); err != nil || len(ids) != 0 {
-		t.Fatalf("the expired order is still in the expiry index: %v %v", ids, err)
+	if due, err := a.Store.DueTimers(ctx, time.Now().Add(time.Hour), 10); err != nil || len(due) != 0 {
+		t.Fatalf("timers still owed after the sweep: %v %v", due, err)
 	}
 	if _, err := handler(a)(ctx, json.RawMessage(`{"source":"aws.s3"}`)); err == nil {
 		t.Error("an invocation that is neither SQS nor the schedule was accepted")
 	}
+}
+
+// failingTimers is a scheduler over a real queue client whose timers queue
+// does not exist: every send fails, as when SQS is down or the process dies
+// before sending.
+func failingTimers(t *testing.T, a *app.App) *queue.Timers {
+	t.Helper()
+	q, err := queue.Open(context.Background(), a.Config.Region, a.Config.SQSEndpoint, testenv.UniqueName("tix-noqueue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	timers := queue.NewTimers(q, nil)
+	if err := timers.Schedule(context.Background(), ticketing.Timer{Kind: ticketing.TimerOrderExpiry, OrderID: "ord_x", Due: time.Now()}); err == nil {
+		t.Fatal("a send to a missing queue succeeded")
+	}
+	return timers
+}
+
+// soldGA is the units of the general-admission tier taken.
+func soldGA(t *testing.T, a *app.App) int {
+	t.Helper()
+	st, err := a.Store.GetStock(context.Background(), "evt_lambda", ticketing.EnvTest, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: "tier_l"}]
 }

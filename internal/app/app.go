@@ -151,19 +151,20 @@ func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
 	return a.Webhooks.HandleMessage(ctx, body)
 }
 
-// Sweep finds the work whose message was lost: pending orders past their
-// expiry, webhook fan-outs and attempts. EventBridge runs it every minute on
+// Sweep finds the work whose message was lost: due timers (pending orders
+// past their expiry, refunds past their settlement), webhook fan-outs and
+// attempts. EventBridge runs it every minute on
 // AWS; the local runner on a ticker.
 func (a *App) Sweep(ctx context.Context) error {
-	expired, oerr := a.Sales.ExpireOverdue(ctx, sweepBatch)
+	timers, oerr := a.Sales.SweepDue(ctx, sweepBatch)
 	rep, werr := a.Webhooks.Sweep(ctx)
-	if expired > 0 || rep.Events > 0 || rep.Deliveries > 0 {
-		slog.InfoContext(ctx, "sweep did lost work", "orders_expired", expired, "events", rep.Events, "deliveries", rep.Deliveries)
+	if timers > 0 || rep.Events > 0 || rep.Deliveries > 0 {
+		slog.InfoContext(ctx, "sweep did lost work", "timers", timers, "events", rep.Events, "deliveries", rep.Deliveries)
 	}
 	return errors.Join(oerr, werr)
 }
 
-// sweepBatch bounds the orders one sweep expires (the rest wait a minute).
+// sweepBatch bounds the timers one sweep handles (the rest wait a minute).
 const sweepBatch = 500
 
 // HandleTimerMessage runs one timers-queue message: a timer that is not due yet

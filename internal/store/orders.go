@@ -39,55 +39,6 @@ func orderAV(o *ticketing.Order, version int64) (map[string]types.AttributeValue
 	return item, nil
 }
 
-// A pending order has a small marker item, keyed by its expiry, written in
-// its creation transaction and deleted in the transaction that moves it on
-// (paid or cancelled): the sweep finds pending orders whose expiry timer was
-// lost by querying the markers, without indexing the whole order item.
-const pendingShards = 8
-
-func pendingKey(o *ticketing.Order) map[string]types.AttributeValue {
-	h := fnv.New32a()
-	h.Write([]byte(o.ID))
-	return keyOf("PENDING#"+strconv.Itoa(int(h.Sum32()%pendingShards)), orderSortKey(o.ExpiresAt, o.ID))
-}
-
-func pendingPut(s *Store, o *ticketing.Order) types.TransactWriteItem {
-	item := pendingKey(o)
-	item["oid"] = str(o.ID)
-	item["ttl"] = num(strconv.FormatInt(o.ExpiresAt.Add(7*24*time.Hour).Unix(), 10))
-	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}}
-}
-
-func pendingDelete(s *Store, o *ticketing.Order) types.TransactWriteItem {
-	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: pendingKey(o)}}
-}
-
-// OverdueOrders returns up to limit ids of pending orders whose expiry is at
-// or before now (the sweep's safety net for lost expiry timers).
-func (s *Store) OverdueOrders(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	var ids []string
-	for shard := range pendingShards {
-		e := newExprs()
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName: aws.String(s.table),
-			KeyConditionExpression: aws.String(e.n("PK") + " = " + e.s("PENDING#"+strconv.Itoa(shard)) +
-				" AND " + e.n("SK") + " <= " + e.s(orderSortKey(now, "~"))),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-			Limit: aws.Int32(int32(limit)), ReturnConsumedCapacity: s.rcc(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("query overdue orders: %w", err)
-		}
-		s.record("OverdueOrders", out.ConsumedCapacity)
-		for _, it := range out.Items {
-			if id, ok := it["oid"].(*types.AttributeValueMemberS); ok && len(ids) < limit {
-				ids = append(ids, id.Value)
-			}
-		}
-	}
-	return ids, nil
-}
-
 func orderFrom(item map[string]types.AttributeValue) (*ticketing.Order, error) {
 	d, ok := item["doc"].(*types.AttributeValueMemberS)
 	if !ok {
@@ -217,7 +168,7 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
 	}
-	items = append(items, pendingPut(s, o)) // last: the indexes above map failures
+	items = append(items, duePut(s, o.ExpiryTimer())) // last: the indexes above map failures
 	err = s.transact(ctx, "CreateOrder", items)
 	if err == nil {
 		return nil
@@ -337,7 +288,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 	if err != nil {
 		return err
 	}
-	items = append(items, out, pendingDelete(s, o))
+	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
 		o.Version++
@@ -386,7 +337,7 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	if err != nil {
 		return err
 	}
-	items = append(items, out, pendingDelete(s, o))
+	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
 	err = s.transact(ctx, "CancelOrder", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged
@@ -420,19 +371,21 @@ func (s *Store) freeSeat(ctx context.Context, o *ticketing.Order, l ticketing.Or
 	})
 }
 
-// StartRefund records a pending refund on a paid order that has none.
+// StartRefund records a pending refund on a paid order that has none, with
+// the marker of its settlement timer when the provider settles on its own; one
+// transaction.
 func (s *Store) StartRefund(ctx context.Context, o *ticketing.Order) error {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPaid)), e)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
-		ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
-		ExpressionAttributeValues: upd.ExpressionAttributeValues,
-	})
-	if _, ok := isConditionFailed(err); ok {
+	items := []types.TransactWriteItem{{Update: upd}}
+	if t, ok := o.SettleTimer(); ok {
+		items = append(items, duePut(s, t))
+	}
+	err = s.transact(ctx, "StartRefund", items)
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged
 	}
 	if err != nil {
@@ -443,7 +396,8 @@ func (s *Store) StartRefund(ctx context.Context, o *ticketing.Order) error {
 }
 
 // CompleteRefund: paid (refund pending) -> refunded, stock given back (tier
-// counters, sold seats), outbox event; one transaction.
+// counters, sold seats), outbox event, the settlement timer's marker deleted;
+// one transaction.
 func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent) error {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPaid)), e)
@@ -463,6 +417,9 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 		return err
 	}
 	items = append(items, out)
+	if t, ok := o.SettleTimer(); ok {
+		items = append(items, dueDelete(s, t))
+	}
 	err = s.transact(ctx, "CompleteRefund", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged

@@ -333,20 +333,21 @@ func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
 	return nil
 }
 
-// ExpireOverdue expires up to limit pending orders past their expiry whose
-// timer was lost (the sweep's safety net; a read would expire them too, but
-// until then they keep their stock). It returns how many it expired.
-func (s *Sales) ExpireOverdue(ctx context.Context, limit int) (int, error) {
-	now := s.now()
-	ids, err := s.Store.OverdueOrders(ctx, now, limit)
+// SweepDue does the work of up to limit timers that are due but still owed
+// (their message was lost, or the process died before sending it): pending
+// orders past their expiry are expired, refunds past their settlement are
+// completed. A read would do it too, but until then stock stays taken. It
+// returns how many it handled.
+func (s *Sales) SweepDue(ctx context.Context, limit int) (int, error) {
+	timers, err := s.Store.DueTimers(ctx, s.now(), limit)
 	if err != nil {
 		return 0, err
 	}
 	var errs []error
 	n := 0
-	for _, id := range ids {
-		if err := s.HandleTimer(ctx, Timer{Kind: TimerOrderExpiry, OrderID: id, Due: now}); err != nil {
-			errs = append(errs, fmt.Errorf("expire %s: %w", id, err))
+	for _, t := range timers {
+		if err := s.HandleTimer(ctx, t); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", t.Kind, t.OrderID, err))
 			continue
 		}
 		n++

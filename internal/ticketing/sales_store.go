@@ -114,13 +114,16 @@ type SalesStore interface {
 	// CancelOrder moves a pending order to cancelled (overdueOnly: only when its
 	// expiry has passed) and gives its stock back, with the outbox event.
 	CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error
-	// StartRefund records a pending refund on a paid order without one.
+	// StartRefund records a pending refund on a paid order without one, with
+	// the marker of its SettleTimer when it has one, in one transaction.
 	StartRefund(ctx context.Context, o *Order) error
 	// CompleteRefund moves a paid order with a pending refund to refunded and
-	// gives its stock back, with the outbox event.
+	// gives its stock back, with the outbox event; its SettleTimer's marker goes.
 	CompleteRefund(ctx context.Context, o *Order, ev *OrderEvent) error
 	ListOrders(ctx context.Context, q OrderQuery) (*OrderPage, error)
-	// OverdueOrders returns up to limit ids of pending orders whose expiry is at
-	// or before now.
-	OverdueOrders(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// DueTimers returns up to limit timers due at or before now that are still
+	// owed: their marker is written with the change that starts the wait
+	// (CreateOrder: ExpiryTimer; StartRefund: SettleTimer) and deleted with the
+	// one that ends it (ConfirmOrder, CancelOrder; CompleteRefund).
+	DueTimers(ctx context.Context, now time.Time, limit int) ([]Timer, error)
 }

@@ -24,3 +24,24 @@ type Timer struct {
 type Scheduler interface {
 	Schedule(ctx context.Context, t Timer) error
 }
+
+// Every timer-driven transition has a marker in storage, written in the same
+// transaction as the change that starts the wait and deleted in the one that
+// ends it; the sweep finds the markers that are due (SalesStore.DueTimers) and
+// does their work, so a timer whose message was lost still fires. A new timer
+// kind needs its marker written and deleted in its transactions and a case in
+// HandleTimer.
+
+// ExpiryTimer is the timer that expires the order while it is pending.
+func (o *Order) ExpiryTimer() Timer {
+	return Timer{Kind: TimerOrderExpiry, OrderID: o.ID, Due: o.ExpiresAt}
+}
+
+// SettleTimer is the timer that settles the order's refund; false when the
+// order has no refund or its provider reports settlement itself (no timer).
+func (o *Order) SettleTimer() (Timer, bool) {
+	if o.Refund == nil || o.Refund.SettleAt == nil {
+		return Timer{}, false
+	}
+	return Timer{Kind: TimerRefundSettle, OrderID: o.ID, Due: *o.Refund.SettleAt}, true
+}

@@ -1,0 +1,93 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"tix/internal/ticketing"
+)
+
+// A due-timer marker exists exactly while its transition is owed: the order's
+// expiry from creation until payment, the refund's settlement from its start
+// until it completes; DueTimers returns only the markers that are due, and the
+// sweep completes what the markers name, with no timer ever sent.
+func TestDueTimers_FollowTheOrder(t *testing.T) {
+	env := newSalesEnv(t, 10)
+	ctx := context.Background()
+	due := func(at time.Time) []ticketing.Timer {
+		t.Helper()
+		ts, err := env.st.DueTimers(ctx, at, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	res, err := env.sales.CreateOrder(ctx, env.c, "due-1", gaRequest(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Order.ID
+	if ts := due(env.now); len(ts) != 0 {
+		t.Fatalf("timers due before the expiry: %v", ts)
+	}
+	ts := due(res.Order.ExpiresAt)
+	if len(ts) != 1 || ts[0].Kind != ticketing.TimerOrderExpiry || ts[0].OrderID != id || !ts[0].Due.Equal(res.Order.ExpiresAt) {
+		t.Fatalf("due at the expiry: %+v, want the order's expiry", ts)
+	}
+	if _, err := env.sales.Simulate(ctx, env.c.Tenant, id, ticketing.OutcomePaid); err != nil {
+		t.Fatal(err)
+	}
+	if ts := due(env.now.Add(time.Hour)); len(ts) != 0 {
+		t.Fatalf("timers owed by a paid order: %+v", ts)
+	}
+	r, err := env.sales.RefundOrder(ctx, env.c.Tenant, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts = due(*r.SettleAt)
+	if len(ts) != 1 || ts[0].Kind != ticketing.TimerRefundSettle || ts[0].OrderID != id {
+		t.Fatalf("due at the settlement: %+v, want the refund's settlement", ts)
+	}
+	env.clk.Set(*r.SettleAt)
+	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("sweep handled %d, %v; want 1", n, err)
+	}
+	o, err := env.st.GetOrder(ctx, id)
+	if err != nil || o.Status != ticketing.OrderRefunded {
+		t.Fatalf("order %+v %v after the sweep, want refunded", o, err)
+	}
+	if n := env.sold(t); n != 0 {
+		t.Fatalf("sold %d after the refund, want 0", n)
+	}
+	if ts := due(env.now.Add(time.Hour)); len(ts) != 0 {
+		t.Fatalf("timers owed by a refunded order: %+v", ts)
+	}
+}
+
+// The sweep expires a pending order whose expiry timer was never sent.
+func TestDueTimers_SweepExpires(t *testing.T) {
+	env := newSalesEnv(t, 10)
+	ctx := context.Background()
+	res, err := env.sales.CreateOrder(ctx, env.c, "due-2", gaRequest(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 0 {
+		t.Fatalf("sweep before the expiry handled %d, %v", n, err)
+	}
+	env.clk.Set(res.Order.ExpiresAt)
+	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("sweep handled %d, %v; want 1", n, err)
+	}
+	o, err := env.st.GetOrder(ctx, res.Order.ID)
+	if err != nil || o.Status != ticketing.OrderCancelled {
+		t.Fatalf("order %+v %v after the sweep, want cancelled", o, err)
+	}
+	if n := env.sold(t); n != 0 {
+		t.Fatalf("sold %d after expiry, want 0", n)
+	}
+	if ts, err := env.st.DueTimers(ctx, env.now.Add(time.Hour), 10); err != nil || len(ts) != 0 {
+		t.Fatalf("timers owed by a cancelled order: %+v %v", ts, err)
+	}
+}
