@@ -90,6 +90,15 @@ func NewWebhooks(cfg config.Config, st webhook.Store, q webhook.Queue, c clock.C
 	}, nil
 }
 
+// AllowLoopbackWebhooks lets s's test endpoints be on loopback (a receiver on
+// the developer's machine): saved with http://127.0.0.1:... and reached. Only
+// the local stack calls it (the local runner, tixctl against DynamoDB Local,
+// the local load scripts) and tests; Lambda functions never do, since there
+// loopback is the Lambda runtime API.
+func AllowLoopbackWebhooks(s *webhook.Service, cfg config.Config) {
+	s.Sender = webhook.NewSender(webhook.SenderOptions{Timeout: cfg.Webhooks.Timeout, AllowLoopback: true})
+}
+
 // WebhookSettings are the webhook schedule, health rules and limits of the configuration.
 func WebhookSettings(cfg config.Config) webhook.Settings {
 	s := webhook.DefaultSettings

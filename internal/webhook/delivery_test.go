@@ -104,6 +104,7 @@ func newHarness(t *testing.T, consume bool) *harness {
 	t.Helper()
 	env := lambdaenv.New(t)
 	a := env.App
+	app.AllowLoopbackWebhooks(a.Webhooks, a.Config) // the receivers are on loopback
 	a.Webhooks.Settings.Schedule = []time.Duration{0, time.Second, time.Second, time.Second, time.Second}
 	a.Webhooks.Settings.SweepGrace = 2 * time.Second
 	a.Webhooks.Settings.RedeliverDelay = 0

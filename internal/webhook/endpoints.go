@@ -60,8 +60,10 @@ func checkDescription(d *string) error {
 	return nil
 }
 
-func checkURL(env ticketing.Environment, raw string) error {
-	if err := ValidateURL(env == ticketing.EnvLive, raw); err != nil {
+// checkURL validates an endpoint URL; loopback is allowed for test endpoints
+// only when the Sender allows it (the local stack).
+func (s *Service) checkURL(env ticketing.Environment, raw string) error {
+	if err := ValidateURL(env == ticketing.EnvLive, s.Sender.AllowsLoopback(), raw); err != nil {
 		return ticketing.Invalid("url", "%v", err)
 	}
 	return nil
@@ -73,7 +75,7 @@ func (s *Service) CreateEndpoint(ctx context.Context, in NewEndpoint) (*Endpoint
 	if in.Environment != ticketing.EnvTest && in.Environment != ticketing.EnvLive {
 		return nil, "", ticketing.Invalid("environment", "environment must be test or live")
 	}
-	if err := checkURL(in.Environment, in.URL); err != nil {
+	if err := s.checkURL(in.Environment, in.URL); err != nil {
 		return nil, "", err
 	}
 	events, err := checkEvents(in.EnabledEvents)
@@ -143,7 +145,7 @@ func (s *Service) change(ctx context.Context, id string, resetHealth bool, f fun
 func (s *Service) UpdateEndpoint(ctx context.Context, id string, ch EndpointChange) (*Endpoint, error) {
 	return s.change(ctx, id, false, func(ep *Endpoint, now time.Time) error {
 		if ch.URL != nil && *ch.URL != ep.URL {
-			if err := checkURL(ep.Environment, *ch.URL); err != nil {
+			if err := s.checkURL(ep.Environment, *ch.URL); err != nil {
 				return err
 			}
 			ep.URL, ep.Verified, ep.VerifiedAt = *ch.URL, false, nil

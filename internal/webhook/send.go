@@ -28,8 +28,13 @@ type SenderOptions struct {
 	// MaxResponseBytes is how much of a response body is kept (default 4096);
 	// the rest is drained up to a bound and discarded.
 	MaxResponseBytes int64
-	// AllowPrivate disables the address guard entirely, for tests and the
-	// local stack only: live endpoints may then reach private addresses.
+	// AllowLoopback lets test endpoints reach loopback (127.0.0.0/8, [::1]):
+	// a receiver on the developer's machine. Only the local stack and tests set
+	// it, never a Lambda function: there loopback is the Lambda runtime API.
+	// Live endpoints never reach loopback.
+	AllowLoopback bool
+	// AllowPrivate disables the address guard entirely, for tests only: live
+	// endpoints may then reach private addresses.
 	AllowPrivate bool
 }
 
@@ -50,14 +55,16 @@ const drainBytes = 64 << 10
 // Every connection passes the address guard at connect time, after DNS
 // resolution, on the address actually dialled: private, link-local
 // (including cloud metadata), multicast, CGNAT, reserved and unspecified
-// addresses are refused, and loopback too for live endpoints (test endpoints
-// may reach loopback for local development). Proxies from the environment
-// are not used, and redirects are not followed, so neither can go around it.
+// addresses are refused, and loopback too unless the endpoint is a test one
+// and the Sender was built with AllowLoopback (the local stack). Proxies from
+// the environment are not used, and redirects are not followed, so neither can
+// go around it.
 type Sender struct {
-	live, test *http.Client
-	timeout    time.Duration
-	userAgent  string
-	maxBody    int64
+	live, test    *http.Client
+	timeout       time.Duration
+	userAgent     string
+	maxBody       int64
+	allowLoopback bool
 }
 
 // NewSender builds a Sender and its two clients (live and test endpoints).
@@ -72,21 +79,29 @@ func NewSender(o SenderOptions) *Sender {
 		o.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	return &Sender{
-		live:      newClient(o, true),
-		test:      newClient(o, false),
-		timeout:   o.Timeout,
-		userAgent: o.UserAgent,
-		maxBody:   o.MaxResponseBytes,
+		live:          newClient(o, guard{}),
+		test:          newClient(o, guard{loopback: o.AllowLoopback}),
+		timeout:       o.Timeout,
+		userAgent:     o.UserAgent,
+		maxBody:       o.MaxResponseBytes,
+		allowLoopback: o.AllowLoopback,
 	}
 }
 
-func newClient(o SenderOptions, live bool) *http.Client {
+// AllowsLoopback reports whether test endpoints may be on loopback (nil: no).
+func (s *Sender) AllowsLoopback() bool { return s != nil && s.allowLoopback }
+
+// guard is what the address guard lets through besides public addresses.
+type guard struct{ loopback bool }
+
+func newClient(o SenderOptions, g guard) *http.Client {
 	d := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}
 	if !o.AllowPrivate {
 		d.Control = func(network, address string, _ syscall.RawConn) error {
-			return checkDialAddress(address, live)
+			return checkDialAddress(address, g)
 		}
 	}
+
 	t := &http.Transport{
 		Proxy:                  nil, // never HTTP(S)_PROXY: the guard must see the real peer
 		DialContext:            d.DialContext,
@@ -155,7 +170,7 @@ func (e *sendError) Error() string { return e.text }
 func (e *sendError) Unwrap() error { return e.cause }
 
 // Post sends body to url with the signature header, for a live endpoint or a
-// test one (which decides whether loopback may be reached). url is expected
+// test one (only a test one may reach loopback, and only with AllowLoopback). url is expected
 // to have passed ValidateURL when the endpoint was saved.
 func (s *Sender) Post(ctx context.Context, live bool, url string, body []byte, signature string) Result {
 	start := time.Now()
@@ -269,12 +284,12 @@ func (e *AddressError) Unwrap() error { return ErrAddressNotAllowed }
 
 // checkDialAddress is the dialer's Control: address is the "ip:port" being
 // connected to, after resolution. Anything unparsable is refused.
-func checkDialAddress(address string, live bool) error {
+func checkDialAddress(address string, g guard) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return fmt.Errorf("%w: cannot parse %q", ErrAddressNotAllowed, address)
 	}
-	if reason := blockedReason(ap.Addr(), live); reason != "" {
+	if reason := blockedReason(ap.Addr(), g); reason != "" {
 		return &AddressError{Addr: ap.Addr().WithZone(""), Reason: reason}
 	}
 	return nil
@@ -325,8 +340,8 @@ func prefixes(pairs ...string) []blockedPrefix {
 }
 
 // blockedReason says why the guard refuses to connect to a, or "" when it
-// may. Loopback is refused for live endpoints only.
-func blockedReason(a netip.Addr, live bool) string {
+// may. Loopback is refused unless g allows it.
+func blockedReason(a netip.Addr, g guard) string {
 	a = a.WithZone("")
 	if !a.IsValid() {
 		return "not a valid address"
@@ -339,16 +354,16 @@ func blockedReason(a netip.Addr, live bool) string {
 		case a.IsUnspecified():
 			return "unspecified"
 		case a.IsLoopback():
-			if live {
+			if !g.loopback {
 				return "loopback"
 			}
 			return ""
 		case compat6.Contains(a) || nat64.Contains(a):
 			b := a.As16()
-			return embedded4(netip.AddrFrom4([4]byte(b[12:16])), live)
+			return embedded4(netip.AddrFrom4([4]byte(b[12:16])), g)
 		case sixTo4.Contains(a):
 			b := a.As16()
-			return embedded4(netip.AddrFrom4([4]byte(b[2:6])), live)
+			return embedded4(netip.AddrFrom4([4]byte(b[2:6])), g)
 		}
 		for _, bp := range blocked6 {
 			if bp.p.Contains(a) {
@@ -358,7 +373,7 @@ func blockedReason(a netip.Addr, live bool) string {
 		return ""
 	}
 	if loopback4.Contains(a) {
-		if live {
+		if !g.loopback {
 			return "loopback"
 		}
 		return ""
@@ -373,11 +388,11 @@ func blockedReason(a netip.Addr, live bool) string {
 
 // embedded4 checks the IPv4 address inside an IPv6 one; loopback reached
 // that way is refused even for test endpoints (no local server listens so).
-func embedded4(a netip.Addr, live bool) string {
+func embedded4(a netip.Addr, g guard) string {
 	if loopback4.Contains(a) {
 		return "loopback (in an IPv6 address)"
 	}
-	if r := blockedReason(a, live); r != "" {
+	if r := blockedReason(a, g); r != "" {
 		return r + " (in an IPv6 address)"
 	}
 	return ""
@@ -389,11 +404,12 @@ const MaxURLLength = 2048
 // ValidateURL checks an endpoint URL when it is created or changed, for a
 // live endpoint or a test one; every error is a sentence for the operator.
 // It wants an absolute URL of at most 2048 characters with a host, no
-// user:password and no fragment; https for live endpoints; https, or http to
-// localhost, 127.0.0.0/8 or [::1] only, for test endpoints. For live
-// endpoints an IP address the address guard would refuse is rejected now;
-// host names are checked when connecting, on the addresses they resolve to.
-func ValidateURL(live bool, raw string) error {
+// user:password and no fragment; https for live endpoints; https for test
+// endpoints, or, when allowLoopback (the local stack), http or https to
+// localhost, 127.0.0.0/8 or [::1]. An IP address the address guard would
+// refuse, and localhost names unless allowed, are rejected now; other host
+// names are checked when connecting, on the addresses they resolve to.
+func ValidateURL(live, allowLoopback bool, raw string) error {
 	if len(raw) > MaxURLLength {
 		return fmt.Errorf("the URL is %d characters long; at most %d are allowed", len(raw), MaxURLLength)
 	}
@@ -435,23 +451,26 @@ func ValidateURL(live bool, raw string) error {
 	}
 	ip, ipErr := netip.ParseAddr(host)
 	isIP := ipErr == nil
-	loopback := isIP && ip.Unmap().IsLoopback() || strings.TrimSuffix(strings.ToLower(host), ".") == "localhost"
-	if scheme == "http" {
-		if live {
-			return errors.New("live endpoints must use https")
-		}
-		if !loopback {
-			return errors.New("test endpoints must use https; http is allowed only to localhost, 127.0.0.1 (127.0.0.0/8) or [::1]")
-		}
+	loopback := isIP && ip.Unmap().IsLoopback() || isLocalhostName(host)
+	g := guard{loopback: !live && allowLoopback}
+	switch {
+	case scheme == "http" && live:
+		return errors.New("live endpoints must use https")
+	case scheme == "http" && !g.loopback:
+		return errors.New("test endpoints must use https")
+	case scheme == "http" && !loopback:
+		return errors.New("test endpoints must use https; http is allowed only to localhost, 127.0.0.1 (127.0.0.0/8) or [::1]")
 	}
-	if live {
-		if isIP {
-			if reason := blockedReason(ip, true); reason != "" {
-				return fmt.Errorf("%v; live endpoints must be reachable on the public internet", &AddressError{Addr: ip.WithZone(""), Reason: reason})
-			}
-		} else if isLocalhostName(host) {
-			return fmt.Errorf("address not allowed: %s is loopback; live endpoints must be reachable on the public internet", host)
+	reach := "live endpoints must be reachable on the public internet"
+	if !live {
+		reach = "test endpoints outside the local stack must be reachable on the public internet"
+	}
+	if isIP {
+		if reason := blockedReason(ip, g); reason != "" {
+			return fmt.Errorf("%v; %s", &AddressError{Addr: ip.WithZone(""), Reason: reason}, reach)
 		}
+	} else if loopback && !g.loopback {
+		return fmt.Errorf("address not allowed: %s is loopback; %s", host, reach)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func (h *hits) wrap(f http.HandlerFunc) http.HandlerFunc {
 }
 
 func TestSenderDefaults(t *testing.T) {
-	s := NewSender(SenderOptions{})
+	s := NewSender(SenderOptions{AllowLoopback: true})
 	if s.timeout != 10*time.Second || s.userAgent != "tix-webhooks/1.0 (+https://tix.example/docs/webhooks)" || s.maxBody != 4096 {
 		t.Fatalf("defaults %v %q %d", s.timeout, s.userAgent, s.maxBody)
 	}
@@ -47,7 +47,7 @@ func TestPostOK(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	s := NewSender(SenderOptions{})
+	s := NewSender(SenderOptions{AllowLoopback: true})
 	res := s.Post(context.Background(), false, srv.URL+"/hook", []byte(`{"id":"evt_1"}`), "t=1,v1=ab")
 	if !res.OK() || res.Err != nil || res.StatusCode != 202 || string(res.Body) != `{"nonce":"n_1"}` || res.ErrorText() != "" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
@@ -60,7 +60,7 @@ func TestPostOK(t *testing.T) {
 	}
 
 	// A custom user agent.
-	s2 := NewSender(SenderOptions{UserAgent: "custom/2"})
+	s2 := NewSender(SenderOptions{AllowLoopback: true, UserAgent: "custom/2"})
 	if res := s2.Post(context.Background(), false, srv.URL, nil, "x"); !res.OK() || got.ua != "custom/2" {
 		t.Fatalf("ua %q %+v", got.ua, res)
 	}
@@ -71,7 +71,7 @@ func TestPostServerError(t *testing.T) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	}))
 	defer srv.Close()
-	res := NewSender(SenderOptions{}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
 	if res.OK() || res.Err != nil || res.StatusCode != 500 || res.ErrorText() != "HTTP 500" || !strings.Contains(string(res.Body), "boom") {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -85,7 +85,7 @@ func TestPostRedirectNotFollowed(t *testing.T) {
 		src := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, dst.URL+"/elsewhere", code)
 		}))
-		res := NewSender(SenderOptions{}).Post(context.Background(), false, src.URL, []byte(`{}`), "")
+		res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, src.URL, []byte(`{}`), "")
 		src.Close()
 		want := "redirect not followed (" + strconv.Itoa(code) + " to " + dst.URL + "/elsewhere)"
 		if res.OK() || res.StatusCode != code || !errors.Is(res.Err, ErrRedirect) || res.ErrorText() != want {
@@ -108,7 +108,7 @@ func TestPostTimeout(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	start := time.Now()
-	res := NewSender(SenderOptions{Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
+	res := NewSender(SenderOptions{AllowLoopback: true, Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("took %v", el)
 	}
@@ -130,7 +130,7 @@ func TestPostTimeoutWhileReadingBody(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	res := NewSender(SenderOptions{Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
+	res := NewSender(SenderOptions{AllowLoopback: true, Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
 	if res.OK() || res.StatusCode != 200 || res.ErrorText() != "reading the response: timeout after 150ms" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -142,11 +142,11 @@ func TestPostBodyTruncated(t *testing.T) {
 		io.WriteString(w, big)
 	}))
 	defer srv.Close()
-	res := NewSender(SenderOptions{MaxResponseBytes: 100}).Post(context.Background(), false, srv.URL, nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true, MaxResponseBytes: 100}).Post(context.Background(), false, srv.URL, nil, "")
 	if !res.OK() || len(res.Body) != 100 || string(res.Body) != big[:100] {
 		t.Fatalf("result %d %+v", len(res.Body), res.Err)
 	}
-	res = NewSender(SenderOptions{}).Post(context.Background(), false, srv.URL, nil, "")
+	res = NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, srv.URL, nil, "")
 	if !res.OK() || len(res.Body) != 4096 {
 		t.Fatalf("default limit: %d", len(res.Body))
 	}
@@ -161,7 +161,7 @@ func TestPostBodyTruncated(t *testing.T) {
 	}))
 	defer huge.Close()
 	start := time.Now()
-	res = NewSender(SenderOptions{}).Post(context.Background(), false, huge.URL, nil, "")
+	res = NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, huge.URL, nil, "")
 	if !res.OK() || len(res.Body) != 4096 || time.Since(start) > 5*time.Second {
 		t.Fatalf("huge: %+v in %v", res.Err, time.Since(start))
 	}
@@ -174,7 +174,7 @@ func TestPostConnectionRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	res := NewSender(SenderOptions{}).Post(context.Background(), false, "http://"+addr, nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, "http://"+addr, nil, "")
 	if res.OK() || res.ErrorText() != "connection refused" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -183,7 +183,7 @@ func TestPostConnectionRefused(t *testing.T) {
 func TestPostCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := NewSender(SenderOptions{}).Post(ctx, false, "http://127.0.0.1:1", nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(ctx, false, "http://127.0.0.1:1", nil, "")
 	if res.OK() || res.ErrorText() != "cancelled" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -196,7 +196,7 @@ func TestPostGuardLiveLoopback(t *testing.T) {
 	tls := httptest.NewTLSServer(h.wrap(func(w http.ResponseWriter, r *http.Request) {}))
 	defer tls.Close()
 
-	s := NewSender(SenderOptions{})
+	s := NewSender(SenderOptions{AllowLoopback: true})
 	for _, u := range []string{srv.URL, tls.URL} {
 		res := s.Post(context.Background(), true, u, []byte(`{}`), "")
 		var ae *AddressError
@@ -216,7 +216,8 @@ func TestPostGuardLiveLoopback(t *testing.T) {
 		t.Fatalf("server hit %d times", n)
 	}
 
-	// The same URLs are fine for a test endpoint, and for live with AllowPrivate.
+	// The same URLs are fine for a test endpoint of a Sender that allows
+	// loopback (the local stack's), and for live with AllowPrivate.
 	if res := s.Post(context.Background(), false, "http://localhost:"+port, nil, ""); !res.OK() {
 		t.Fatalf("test endpoint to localhost: %+v", res)
 	}
@@ -228,6 +229,31 @@ func TestPostGuardLiveLoopback(t *testing.T) {
 	}
 }
 
+// Without AllowLoopback (every Lambda function), test endpoints cannot reach
+// loopback either: there it is the Lambda runtime API (127.0.0.1:9001).
+func TestPostGuardTestLoopbackNeedsAllowLoopback(t *testing.T) {
+	var h hits
+	srv := httptest.NewServer(h.wrap(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	s := NewSender(SenderOptions{Timeout: 2 * time.Second})
+	if s.AllowsLoopback() {
+		t.Fatal("a default Sender allows loopback")
+	}
+	for _, u := range []string{srv.URL, "http://localhost:" + port, "http://[::1]:" + port, "http://127.0.0.1:9001/2018-06-01/runtime/invocation/next"} {
+		res := s.Post(context.Background(), false, u, []byte(`{}`), "")
+		if res.OK() || res.StatusCode != 0 || !errors.Is(res.Err, ErrAddressNotAllowed) || !strings.Contains(res.ErrorText(), "is loopback") {
+			t.Errorf("%s: %+v %q", u, res, res.ErrorText())
+		}
+	}
+	if n := h.n.Load(); n != 0 {
+		t.Fatalf("server hit %d times", n)
+	}
+	if !NewSender(SenderOptions{AllowLoopback: true}).AllowsLoopback() {
+		t.Fatal("AllowLoopback is not reported")
+	}
+}
+
 func TestPostGuardIgnoresProxyEnv(t *testing.T) {
 	var proxy hits
 	p := httptest.NewServer(proxy.wrap(func(w http.ResponseWriter, r *http.Request) {}))
@@ -235,7 +261,7 @@ func TestPostGuardIgnoresProxyEnv(t *testing.T) {
 	t.Setenv("HTTP_PROXY", p.URL)
 	t.Setenv("HTTPS_PROXY", p.URL)
 	t.Setenv("NO_PROXY", "")
-	res := NewSender(SenderOptions{}).Post(context.Background(), true, "http://10.0.0.1/hook", nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), true, "http://10.0.0.1/hook", nil, "")
 	if res.OK() || res.ErrorText() != "address not allowed: 10.0.0.1 is private" || proxy.n.Load() != 0 {
 		t.Fatalf("result %+v %q, proxy hits %d", res, res.ErrorText(), proxy.n.Load())
 	}
@@ -243,7 +269,7 @@ func TestPostGuardIgnoresProxyEnv(t *testing.T) {
 
 func TestPostGuardPrivateForTest(t *testing.T) {
 	// Test endpoints may reach loopback, never private or metadata addresses.
-	s := NewSender(SenderOptions{Timeout: 2 * time.Second})
+	s := NewSender(SenderOptions{AllowLoopback: true, Timeout: 2 * time.Second})
 	for _, u := range []string{"http://10.1.2.3/", "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://[::ffff:192.168.1.1]/", "http://0.0.0.0:1/"} {
 		res := s.Post(context.Background(), false, u, nil, "")
 		if res.OK() || !errors.Is(res.Err, ErrAddressNotAllowed) {
@@ -255,7 +281,7 @@ func TestPostGuardPrivateForTest(t *testing.T) {
 func TestBlockedReason(t *testing.T) {
 	cases := []struct {
 		addr       string
-		live, test string // reason, "" when allowed
+		live, test string // reason (by default; with loopback allowed), "" when allowed
 	}{
 		{"8.8.8.8", "", ""},
 		{"1.1.1.1", "", ""},
@@ -296,26 +322,29 @@ func TestBlockedReason(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := netip.MustParseAddr(c.addr)
-		if got := blockedReason(a, true); got != c.live {
-			t.Errorf("%s live: %q, want %q", c.addr, got, c.live)
+		if got := blockedReason(a, guard{}); got != c.live {
+			t.Errorf("%s: %q, want %q", c.addr, got, c.live)
 		}
-		if got := blockedReason(a, false); got != c.test {
-			t.Errorf("%s test: %q, want %q", c.addr, got, c.test)
+		if got := blockedReason(a, guard{loopback: true}); got != c.test {
+			t.Errorf("%s loopback allowed: %q, want %q", c.addr, got, c.test)
 		}
 	}
 }
 
 func TestCheckDialAddress(t *testing.T) {
-	if err := checkDialAddress("93.184.216.34:443", true); err != nil {
+	if err := checkDialAddress("93.184.216.34:443", guard{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkDialAddress("[::ffff:10.0.0.1]:443", true); err == nil || err.Error() != "address not allowed: ::ffff:10.0.0.1 is private" {
+	if err := checkDialAddress("[::ffff:10.0.0.1]:443", guard{}); err == nil || err.Error() != "address not allowed: ::ffff:10.0.0.1 is private" {
 		t.Fatalf("mapped: %v", err)
 	}
-	if err := checkDialAddress("[fe80::1%eth0]:443", false); err == nil || err.Error() != "address not allowed: fe80::1 is link-local" {
+	if err := checkDialAddress("[fe80::1%eth0]:443", guard{loopback: true}); err == nil || err.Error() != "address not allowed: fe80::1 is link-local" {
 		t.Fatalf("zone: %v", err)
 	}
-	if err := checkDialAddress("not-an-address:443", false); !errors.Is(err, ErrAddressNotAllowed) {
+	if err := checkDialAddress("127.0.0.1:9001", guard{}); err == nil || err.Error() != "address not allowed: 127.0.0.1 is loopback" {
+		t.Fatalf("loopback: %v", err)
+	}
+	if err := checkDialAddress("not-an-address:443", guard{loopback: true}); !errors.Is(err, ErrAddressNotAllowed) {
 		t.Fatalf("unparsable: %v", err)
 	}
 }
@@ -339,7 +368,7 @@ func TestValidateURL(t *testing.T) {
 		{false, "http://127.1.2.3/hook", ""},
 		{false, "http://[::1]:8080/hook", ""},
 		{false, "https://localhost/hook", ""},
-		{false, "https://10.0.0.1/hook", ""}, // test: left to the guard at connect time
+		{false, "https://10.0.0.1/hook", "address not allowed: 10.0.0.1 is private"},
 		{true, "https://internal.example.com/hook", ""},
 
 		{true, "http://example.com/hook", "live endpoints must use https"},
@@ -378,7 +407,7 @@ func TestValidateURL(t *testing.T) {
 		{true, "https://api.localhost/hook", "is loopback"},
 	}
 	for _, c := range cases {
-		err := ValidateURL(c.live, c.url)
+		err := ValidateURL(c.live, true, c.url)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("live=%v %q: %v", c.live, c.url, err)
@@ -388,7 +417,35 @@ func TestValidateURL(t *testing.T) {
 			t.Errorf("live=%v %q: %v (want %q)", c.live, c.url, err, c.want)
 		}
 	}
-	if err := ValidateURL(true, "https://example.com/"+strings.Repeat("a", MaxURLLength-len("https://example.com/"))); err != nil {
+	if err := ValidateURL(true, true, "https://example.com/"+strings.Repeat("a", MaxURLLength-len("https://example.com/"))); err != nil {
 		t.Errorf("exactly 2048: %v", err)
+	}
+}
+
+// Outside the local stack (allowLoopback false: every Lambda function), a
+// test endpoint on loopback is refused when it is saved, as a live one is.
+func TestValidateURLWithoutLoopback(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"https://example.com/webhooks", ""},
+		{"https://93.184.216.34/hook", ""},
+		{"http://127.0.0.1:9001/2018-06-01/runtime/invocation/next", "test endpoints must use https"},
+		{"http://localhost:3000/hook", "test endpoints must use https"},
+		{"https://127.0.0.1:9001/", "address not allowed: 127.0.0.1 is loopback"},
+		{"https://[::1]/hook", "address not allowed: ::1 is loopback"},
+		{"https://[::ffff:127.0.0.1]/hook", "is loopback"},
+		{"https://localhost/hook", "address not allowed: localhost is loopback"},
+		{"https://LOCALHOST./hook", "is loopback"},
+		{"https://api.localhost/hook", "is loopback"},
+		{"https://10.0.0.1/hook", "is private"},
+	} {
+		err := ValidateURL(false, false, c.url)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.url, err)
+		case c.want != "" && err == nil:
+			t.Errorf("%q: accepted", c.url)
+		case c.want != "" && !strings.Contains(err.Error(), c.want):
+			t.Errorf("%q: %v (want %q)", c.url, err, c.want)
+		}
 	}
 }

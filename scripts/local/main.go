@@ -63,6 +63,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
 	step("Creating table %s if absent (DynamoDB Local at %s)", cfg.Table, cfg.DynamoDBEndpoint)
 	created, err := a.Store.EnsureTable(ctx)
 	if err != nil {

@@ -134,6 +134,11 @@ func (a *app) webhooks(ctx context.Context) (*webhook.Service, *store.Store, con
 	if err != nil {
 		return nil, nil, cfg, err
 	}
+	if a.localDynamo() {
+		// The local stack delivers from this machine; a deployed one from Lambda,
+		// where loopback is the runtime API.
+		tixapp.AllowLoopbackWebhooks(svc, cfg)
+	}
 	return svc, st, cfg, nil
 }
 
