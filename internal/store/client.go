@@ -35,6 +35,8 @@ type Store struct {
 	clock  clock.Clock
 	// capacity, when set, receives the consumed capacity of every request (measurements).
 	capacity func(op string, c *types.ConsumedCapacity)
+	// listBudget bounds the items a listing request examines (0: DefaultListBudget).
+	listBudget int
 }
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static

@@ -17,8 +17,9 @@ import (
 // ListEvents pages through the organizer's published events on GSI1 (by start) or
 // GSI2 (by creation). Time bounds on the sort attribute are key conditions; the
 // other filters are filter expressions, so a page may take more than one Query
-// when filters drop items; the default listing takes one. The cursor is signed
-// and bound to the query's filters.
+// when filters drop items (the default listing takes one), up to the list
+// budget: then the page is short (maybe empty) with has_more and a cursor. The
+// cursor is signed and bound to the query's filters.
 func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticketing.EventPage, error) {
 	index := "GSI1"
 	if q.Sort == ticketing.SortCreatedAt {
@@ -95,39 +96,29 @@ func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticket
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: vals,
 		ScanIndexForward:          aws.Bool(!q.Desc),
-		ReturnConsumedCapacity:    s.rcc(),
 	}
+	readAhead := exact
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+		readAhead = ahead
 	}
 	// Read one more than the page to know whether another page exists.
-	want := q.Limit + 1
-	var items []map[string]types.AttributeValue
-	for {
-		in.ExclusiveStartKey = start
-		in.Limit = aws.Int32(int32(max(want-len(items), 1)))
-		if len(filters) > 0 {
-			// Filters drop items after the read: read ahead to fill the page in one request usually.
-			in.Limit = aws.Int32(int32(min(max(4*(want-len(items)), 50), 500)))
-		}
-		out, err := s.db.Query(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("list events of %s: %w", q.OrganizerID, err)
-		}
-		s.record("ListEvents", out.ConsumedCapacity)
-		items = append(items, out.Items...)
-		if len(items) >= want || out.LastEvaluatedKey == nil {
-			break
-		}
-		start = out.LastEvaluatedKey
+	res, err := s.queryBounded(ctx, "ListEvents", in, start, q.Limit+1, readAhead)
+	if err != nil {
+		return nil, fmt.Errorf("list events of %s: %w", q.OrganizerID, err)
 	}
+	items := res.items
 	page := &ticketing.EventPage{}
-	if len(items) > q.Limit {
+	switch {
+	case len(items) > q.Limit:
 		items = items[:q.Limit]
 		page.HasMore = true
 		last := items[len(items)-1]
 		key := map[string]types.AttributeValue{"PK": last["PK"], "SK": last["SK"], pkName: last[pkName], skName: last[skName]}
 		page.NextCursor = s.cursor.encode(key, fingerprint)
+	case res.resume != nil:
+		page.HasMore = true
+		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
 	}
 	for _, item := range items {
 		var it eventItem

@@ -433,8 +433,9 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 
 // ListOrders pages through the organizer's orders in one environment, newest
 // first, on GSI1. Creation bounds are key conditions; status and event are
-// filters, so a filtered page may take more than one Query. The cursor is signed
-// and bound to the filters.
+// filters, so a filtered page may take more than one Query, up to the list
+// budget: then the page is short (maybe empty) with has_more and a cursor. The
+// cursor is signed and bound to the filters.
 func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
 	e := newExprs()
 	keyCond := e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
@@ -488,33 +489,33 @@ func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticket
 			return nil, err
 		}
 	}
-	page := &ticketing.OrderPage{}
-	var items []map[string]types.AttributeValue
-	for {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
-			KeyConditionExpression: aws.String(keyCond), FilterExpression: filter,
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-			ScanIndexForward: aws.Bool(false), ExclusiveStartKey: start,
-			Limit: aws.Int32(int32(q.Limit + 1)), ReturnConsumedCapacity: s.rcc(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list orders: %w", err)
-		}
-		s.record("ListOrders", out.ConsumedCapacity)
-		items = append(items, out.Items...)
-		if len(items) > q.Limit || out.LastEvaluatedKey == nil {
-			break
-		}
-		start = out.LastEvaluatedKey
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
+		KeyConditionExpression: aws.String(keyCond), FilterExpression: filter,
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+		ScanIndexForward: aws.Bool(false),
 	}
-	if len(items) > q.Limit {
+	readAhead := exact
+	if filter != nil {
+		readAhead = ahead
+	}
+	res, err := s.queryBounded(ctx, "ListOrders", in, start, q.Limit+1, readAhead)
+	if err != nil {
+		return nil, fmt.Errorf("list orders: %w", err)
+	}
+	page := &ticketing.OrderPage{}
+	items := res.items
+	switch {
+	case len(items) > q.Limit:
 		items = items[:q.Limit]
 		last := items[len(items)-1]
 		page.HasMore = true
 		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
 			"PK": last["PK"], "SK": last["SK"], "GSI1PK": last["GSI1PK"], "GSI1SK": last["GSI1SK"],
 		}, fingerprint)
+	case res.resume != nil:
+		page.HasMore = true
+		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
 	}
 	for _, it := range items {
 		o, err := orderFrom(it)

@@ -719,8 +719,9 @@ func (s *Store) SaveDelivery(ctx context.Context, d *webhook.Delivery) error {
 
 // ListDeliveries pages newest first: by endpoint on GSI2 WHDE#<endpoint>
 // (org and env checked by the filter), else on GSI1 WHDS#<org>#<env>; status
-// is a filter, so a page may take more than one Query. The cursor is signed
-// and bound to the query.
+// is a filter, so a page may take more than one Query, up to the list budget:
+// then the page is short (maybe empty) with has_more and a cursor. The cursor
+// is signed and bound to the query.
 func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*webhook.DeliveryPage, error) {
 	limit := min(max(q.Limit, 1), 100)
 	fingerprint := fmt.Sprintf("deliveries|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.EndpointID, q.Status)
@@ -745,37 +746,33 @@ func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*w
 	if q.Status != "" {
 		filters = append(filters, x.n("st")+" = "+x.s(string(q.Status)))
 	}
-	var filter *string
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String(index),
+		KeyConditionExpression:   aws.String(x.n(index+"PK") + " = " + x.s(pk)),
+		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
+		ScanIndexForward: aws.Bool(false),
+	}
+	readAhead := exact
 	if len(filters) > 0 {
-		filter = aws.String(strings.Join(filters, " AND "))
+		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+		readAhead = ahead
 	}
-	keyCond := x.n(index+"PK") + " = " + x.s(pk)
-	var items []map[string]types.AttributeValue
-	for {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName: aws.String(s.table), IndexName: aws.String(index),
-			KeyConditionExpression: aws.String(keyCond), FilterExpression: filter,
-			ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
-			ScanIndexForward: aws.Bool(false), ExclusiveStartKey: start,
-			Limit: aws.Int32(int32(limit + 1)), ReturnConsumedCapacity: s.rcc(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
-		}
-		s.record("ListDeliveries", out.ConsumedCapacity)
-		items = append(items, out.Items...)
-		if len(items) > limit || out.LastEvaluatedKey == nil {
-			break
-		}
-		start = out.LastEvaluatedKey
+	res, err := s.queryBounded(ctx, "ListDeliveries", in, start, limit+1, readAhead)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	if len(items) > limit {
+	items := res.items
+	switch {
+	case len(items) > limit:
 		items = items[:limit]
 		last := items[len(items)-1]
 		page.HasMore = true
 		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
 			"PK": last["PK"], "SK": last["SK"], index + "PK": last[index+"PK"], index + "SK": last[index+"SK"],
 		}, fingerprint)
+	case res.resume != nil:
+		page.HasMore = true
+		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
 	}
 	for _, it := range items {
 		d, err := deliveryFrom(it)

@@ -379,7 +379,19 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 }
 
 // Deliveries lists an organizer environment's deliveries (GET /webhook-deliveries).
+// Another organizer's (or environment's) endpoint_id is an empty page at once,
+// as an unknown one is, without reading its deliveries; those of a deleted
+// endpoint are read in bounded pages.
 func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) (*DeliveryPage, error) {
+	if q.EndpointID != "" {
+		ep, err := s.Store.GetEndpoint(ctx, q.EndpointID)
+		switch {
+		case err == nil && (ep.OrganizerID != q.OrganizerID || ep.Environment != q.Environment):
+			return &DeliveryPage{Deliveries: []*Delivery{}}, nil
+		case err != nil && !errors.Is(err, ErrNotFound):
+			return nil, err
+		}
+	}
 	return s.Store.ListDeliveries(ctx, q)
 }
 
