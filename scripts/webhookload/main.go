@@ -138,7 +138,7 @@ func run(latencyN, throughputN int) error {
 	if err != nil {
 		return err
 	}
-	a.Sales.Timers = nil // order expiry is not measured here
+	a.Sales.Timers = nil                       // order expiry is not measured here
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the receiver is on this machine
 	fmt.Printf("==> Creating table %s and queues\n", table)
 	if _, err := a.Store.EnsureTable(ctx); err != nil {
