@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs, idempotently: Java 17 (for DynamoDB Local,
-# through apt when missing) and the pinned npm packages in scripts/ (npm ci).
+# through apt when missing), curl and python3 (the README's walkthroughs, when
+# missing) and the pinned npm packages in scripts/ (npm ci).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -18,6 +19,19 @@ if ! command -v java >/dev/null 2>&1; then
 	$SUDO apt-get update -qq || die "apt-get update failed; install openjdk-17-jre-headless yourself and run this again"
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null ||
 		die "could not install openjdk-17-jre-headless; install Java 17 yourself and run this again"
+fi
+
+# The README's walkthroughs (and the test that runs them) use bash, curl and python3.
+missing=""
+for tool in curl python3; do command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"; done
+if [ -n "$missing" ]; then
+	say "Installing$missing with apt-get (the README's walkthroughs use them)"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	$SUDO apt-get update -qq || die "apt-get update failed; install$missing yourself and run this again"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null ||
+		die "could not install$missing; install it yourself and run this again"
 fi
 
 # npm ci only when the lock file changed since the last install.

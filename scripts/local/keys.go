@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/config"
 	"tix/internal/demo"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -95,8 +96,16 @@ func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any)
 	return out, nil
 }
 
-func printWelcome(addr string, keys []demoKey) {
+// jsonID is the shell pipe that prints the "id" of a JSON response.
+const jsonID = `python3 -c 'import sys,json;print(json.load(sys.stdin)["id"])'`
+
+// printWelcome prints the demo keys and commands that work when pasted into
+// bash or zsh, in order: every curl line names the key and the base URL, and
+// the tixctl lines carry the settings (endpoint, table, region) they need to
+// reach this stack's table when those are not tixctl's defaults.
+func printWelcome(cfg config.Config, addr string, keys []demoKey) {
 	base := "http://" + addr + "/v1"
+	tixctl := tixctlEnv(cfg) + "go run ./scripts/tixctl"
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntix is running on %s (Ctrl-C stops it and the emulators it started)\n\n", base)
 	for _, k := range keys {
@@ -105,17 +114,38 @@ func printWelcome(addr string, keys []demoKey) {
 	sk := keys[0].Secret
 	fmt.Fprintf(&b, "\nTry it:\n  curl -s -H 'Authorization: Bearer %s' %s/events\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' -H 'Origin: http://localhost:3000' %s/ping\n", keys[1].Secret, base)
-	tier := ticketing.CatalogTierID(demo.OrganizerID, demo.RefConcert, "dance-floor")
-	fmt.Fprintf(&b, "\nBuy a ticket (test mode: pay it with simulate-payment, then fetch the tickets):\n")
-	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' -H 'Idempotency-Key: try-1' -H 'Content-Type: application/json' \\\n", sk)
-	fmt.Fprintf(&b, "    -d '{\"tier_id\":\"%s\",\"quantity\":2,\"buyer\":{\"email\":\"you@example.com\"}}' %s/orders\n", tier, base)
-	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' %s/orders/<order id>/simulate-payment\n", sk, base)
-	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/orders/<order id>/tickets\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s %s/health\n", base)
+	tier := ticketing.CatalogTierID(demo.OrganizerID, demo.RefConcert, "dance-floor")
+	fmt.Fprintf(&b, "\nBuy a ticket (test mode: pay it with simulate-payment, then fetch the tickets; paste in order, bash or zsh):\n")
+	fmt.Fprintf(&b, "  ORDER=$(curl -s -X POST -H 'Authorization: Bearer %s' -H \"Idempotency-Key: try-$RANDOM$RANDOM\" -H 'Content-Type: application/json' \\\n", sk)
+	fmt.Fprintf(&b, "    -d '{\"tier_id\":\"%s\",\"quantity\":2,\"buyer\":{\"email\":\"you@example.com\"}}' %s/orders | %s)\n", tier, base, jsonID)
+	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' %s/orders/$ORDER/simulate-payment\n", sk, base)
+	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/orders/$ORDER/tickets\n", sk, base)
 	fmt.Fprintf(&b, "\nReceive webhooks (your receiver must answer endpoint.verify with its data.nonce):\n")
-	fmt.Fprintf(&b, "  go run ./scripts/tixctl webhooks create --organizer %s --env test --url http://127.0.0.1:9000/hooks\n", demo.OrganizerID)
-	fmt.Fprintf(&b, "  go run ./scripts/tixctl webhooks verify <endpoint id>\n")
+	fmt.Fprintf(&b, "  WE=$(%s --json webhooks create --organizer %s --env test --url http://127.0.0.1:9000/hooks | %s)\n", tixctl, demo.OrganizerID, jsonID)
+	fmt.Fprintf(&b, "  %s webhooks verify $WE\n", tixctl)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/webhook-deliveries\n", sk, base)
-	fmt.Fprintf(&b, "\nOperator CLI: go run ./scripts/tixctl --help\n")
+	fmt.Fprintf(&b, "\nOperator CLI: %s --help\n", tixctl)
 	fmt.Print(b.String())
+}
+
+// tixctlEnv is the environment a tixctl command line needs to reach this
+// stack's table: the settings that differ from tixctl's defaults (DynamoDB
+// Local on 127.0.0.1:8000, table tix, region us-east-1), e.g. with
+// TIX_DYNAMODB_PORT=8001 "TIX_DYNAMODB_ENDPOINT=http://127.0.0.1:8001 ".
+func tixctlEnv(cfg config.Config) string {
+	var env []string
+	if cfg.DynamoDBEndpoint != localDefaults["TIX_DYNAMODB_ENDPOINT"] {
+		env = append(env, "TIX_DYNAMODB_ENDPOINT="+cfg.DynamoDBEndpoint)
+	}
+	if cfg.Table != "tix" {
+		env = append(env, "TIX_TABLE="+cfg.Table)
+	}
+	if cfg.Region != "us-east-1" {
+		env = append(env, "AWS_REGION="+cfg.Region)
+	}
+	if len(env) == 0 {
+		return ""
+	}
+	return strings.Join(env, " ") + " "
 }

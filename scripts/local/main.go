@@ -131,7 +131,7 @@ func run() error {
 			}
 		}
 	}()
-	printWelcome(addr, keys)
+	printWelcome(cfg, addr, keys)
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"tix/internal/config"
+	"tix/internal/store"
+	"tix/internal/testenv"
+)
+
+// The commands make run prints and the README's local walkthrough blocks work
+// when pasted: the real runner (built from this package) serves a fresh table
+// on a free port against the test emulators, and bash runs the printed lines,
+// then the README's blocks with the printed keys, through a curl wrapper that
+// fails on any 4xx or 5xx. The printed tixctl lines carry the table they need.
+func TestWalkthroughsWorkWhenPasted(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build(t, root, filepath.Join(bin, "tix-local"), "./scripts/local")
+	build(t, root, filepath.Join(bin, "tixctl"), "./scripts/tixctl")
+
+	table, addr := testenv.UniqueName("tix-walk"), freeAddr(t)
+	env := append(os.Environ(), "TIX_TABLE="+table, "TIX_ADDR="+addr, "TIX_DATA_DIR="+t.TempDir(),
+		"TIX_DYNAMODB_ENDPOINT="+testenv.DynamoEndpoint(t), "TIX_SQS_ENDPOINT="+testenv.SQSEndpoint(t),
+		"TIX_QUEUE_PREFIX="+testenv.UniqueName("tix-walk"), "TIX_LOG_LEVEL=warn")
+	out := startRunner(t, root, filepath.Join(bin, "tix-local"), env, table)
+	welcome := out[strings.Index(out, "tix is running on"):]
+	if !strings.Contains(welcome, "TIX_TABLE="+table+" go run ./scripts/tixctl") {
+		t.Fatalf("the printed tixctl lines do not name the table %s:\n%s", table, welcome)
+	}
+
+	// The receiver of the printed webhook lines answers with the body it got,
+	// which holds endpoint.verify's nonce.
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(w, r.Body)
+	}))
+	defer rc.Close()
+	printed := strings.ReplaceAll(commands(welcome), "http://127.0.0.1:9000/hooks", rc.URL+"/hooks")
+	runShell(t, root, bin, env, "make run's commands", printed)
+
+	keys := regexp.MustCompile(`(sk|pk)_test_[A-Za-z0-9]+`).FindAllString(welcome, 2)
+	if len(keys) != 2 || !strings.HasPrefix(keys[0], "sk_") || !strings.HasPrefix(keys[1], "pk_") {
+		t.Fatalf("demo keys not found in:\n%s", welcome)
+	}
+	base := "http://" + addr + "/v1"
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := localWalkthrough(t, string(readme))
+	for _, sub := range [][2]string{{"KEY=sk_test_...", "KEY=" + keys[0]}, {"PK=pk_test_...", "PK=" + keys[1]},
+		{"BASE=http://127.0.0.1:8080/v1", "BASE=" + base}} {
+		if !strings.Contains(script, sub[0]) {
+			t.Fatalf("the README's walkthrough no longer sets %q", sub[0])
+		}
+		script = strings.Replace(script, sub[0], sub[1], 1)
+	}
+	runShell(t, root, bin, env, "the README's walkthrough", script)
+}
+
+func build(t *testing.T, root, out, pkg string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// syncBuffer is the runner's output, written by its process while read here.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// startRunner starts the local runner and returns its output once it has
+// printed its welcome; it is interrupted (as Ctrl-C does) and its table
+// dropped when the test ends.
+func startRunner(t *testing.T, root, bin string, env []string, table string) string {
+	t.Helper()
+	var out syncBuffer
+	cmd := exec.Command(bin)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		st, err := store.Open(context.Background(), store.Options{Table: table, Region: "us-east-1", Endpoint: testenv.DynamoEndpoint(t)})
+		if err == nil {
+			_ = st.DeleteTable(context.Background())
+		}
+	})
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(out.String(), "Operator CLI:") {
+		select {
+		case <-done:
+			t.Fatalf("the runner stopped:\n%s", out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no welcome after 90 s:\n%s", out.String())
+		}
+	}
+	return out.String()
+}
+
+// commands are the welcome's indented lines that are commands (not keys).
+func commands(welcome string) string {
+	var b strings.Builder
+	cont := false
+	for _, l := range strings.Split(welcome, "\n") {
+		trimmed := strings.TrimSpace(l)
+		isCmd := strings.HasPrefix(l, "  ") && (strings.HasPrefix(trimmed, "curl ") || strings.Contains(trimmed, "=$(") ||
+			strings.Contains(trimmed, "go run ./scripts/tixctl"))
+		if isCmd || cont {
+			b.WriteString(trimmed + "\n")
+		}
+		cont = (isCmd || cont) && strings.HasSuffix(trimmed, `\`)
+	}
+	return b.String()
+}
+
+// curlLine matches a line that runs curl.
+var curlLine = regexp.MustCompile(`(?m)^\s*(\w+=\$\()?curl `)
+
+// localWalkthrough is every sh block of the README marked as the local
+// walkthrough, in order. Every other block with a curl line must be about AWS.
+func localWalkthrough(t *testing.T, readme string) string {
+	t.Helper()
+	var script strings.Builder
+	blocks := regexp.MustCompile("(?s)(<!-- local-walkthrough -->\n)?```sh\n(.*?)```").FindAllStringSubmatch(readme, -1)
+	n := 0
+	for _, m := range blocks {
+		switch {
+		case m[1] != "":
+			if strings.Contains(m[2], "webhook-deliveries") {
+				script.WriteString(waitDelivered) // a reader takes longer than the first attempt
+			}
+			script.WriteString(m[2])
+			n++
+		case curlLine.MatchString(m[2]) && !strings.Contains(m[2], "aws "):
+			t.Errorf("a README block with curl lines is not part of the tested walkthrough:\n%s", m[2])
+		}
+	}
+	if n < 3 {
+		t.Fatalf("%d local walkthrough blocks in the README, want the catalog, selling and webhook ones", n)
+	}
+	return script.String()
+}
+
+// shellPrelude makes every curl of the script fail on a 4xx or 5xx (the
+// script stops there) and runs "go run ./scripts/tixctl" from the built binary.
+const shellPrelude = `set -euo pipefail
+curl() {
+  local out code
+  out=$(mktemp)
+  code=$(command curl -sS -o "$out" -w '%{http_code}' "$@") || { rm -f "$out"; echo "curl failed: $*" >&2; return 1; }
+  cat "$out"; rm -f "$out"; echo
+  if [ "$code" -ge 400 ]; then echo "HTTP $code from: curl $*" >&2; return 1; fi
+}
+go() {
+  if [ "${1:-}" = run ] && [ "${2:-}" = ./scripts/tixctl ]; then shift 2; "$TIX_TEST_TIXCTL" "$@"; else command go "$@"; fi
+}
+`
+
+func runShell(t *testing.T, root, bin string, env []string, what, script string) {
+	t.Helper()
+	if strings.Count(script, "curl ") < 3 {
+		t.Fatalf("%s: too few curl lines:\n%s", what, script)
+	}
+	// Only the printed lines' own settings reach tixctl (no TIX_TABLE from the runner's environment).
+	var clean []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TIX_TABLE=") && !strings.HasPrefix(kv, "TIX_DYNAMODB_ENDPOINT=") {
+			clean = append(clean, kv)
+		}
+	}
+	cmd := exec.Command("bash", "-c", shellPrelude+script)
+	cmd.Dir, cmd.Env = root, append(clean, "TIX_TEST_TIXCTL="+filepath.Join(bin, "tixctl"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		o := out.String()
+		if len(o) > 4000 {
+			o = "..." + o[len(o)-4000:]
+		}
+		t.Fatalf("%s failed (%v):\n--- script\n%s\n--- output (its end)\n%s", what, err, script, o)
+	}
+}
+
+// waitDelivered waits up to 30 s for a delivered webhook delivery (the
+// README's redelivery line needs one; the walkthrough's orders make them).
+const waitDelivered = `for i in $(seq 150); do
+  command curl -s -H "Authorization: Bearer $KEY" "$BASE/webhook-deliveries?status=delivered&limit=1" | grep -q '"whd_' && break
+  sleep 0.2
+done
+`
+
+// With other ports, table or region, the printed tixctl lines carry them.
+func TestTixctlEnv(t *testing.T) {
+	cfg := config.Config{Table: "tix", Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:8000"}
+	if got := tixctlEnv(cfg); got != "" {
+		t.Errorf("defaults: %q, want nothing", got)
+	}
+	cfg = config.Config{Table: "tix-dev", Region: "eu-central-1", DynamoDBEndpoint: "http://127.0.0.1:8001"}
+	if got, want := tixctlEnv(cfg), "TIX_DYNAMODB_ENDPOINT=http://127.0.0.1:8001 TIX_TABLE=tix-dev AWS_REGION=eu-central-1 "; got != want {
+		t.Errorf("custom: %q, want %q", got, want)
+	}
+}
