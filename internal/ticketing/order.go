@@ -138,9 +138,10 @@ type Order struct {
 	Version int64 `json:"-"`
 }
 
-// IsPaid is the contract's is_paid: the buyer's money was taken (a refunded order
-// was paid; is_paid reports the payment, status the current state).
-func (o *Order) IsPaid() bool { return o.Status == OrderPaid || o.Status == OrderRefunded }
+// IsPaid is the contract's is_paid: true only while the order is paid. A
+// refunded order's money went back to the buyer, so it is not paid any more
+// (integrators fulfil on is_paid).
+func (o *Order) IsPaid() bool { return o.Status == OrderPaid }
 
 // Overdue reports whether a pending order has outlived its payment window.
 func (o *Order) Overdue(now time.Time) bool {
