@@ -159,7 +159,7 @@ func renderTier(v *ticketing.EventView, t *ticketing.Tier) tierJSON {
 	return tierJSON{
 		ID: t.ID, Name: t.Name, Description: t.Description, Price: t.Price, Currency: v.Event.Currency,
 		QtyTotal: c.Total, QtySold: c.Sold, QtyAvailable: c.Available, SoldOut: c.SoldOut(),
-		PersonsIncluded: t.PersonsIncluded, Seating: t.Seated,
+		PersonsIncluded: t.PersonsIncluded, Seating: t.InSeatingZone(),
 		SalesStartAt: tsPtr(t.SalesStartAt), SalesEndAt: tsPtr(t.SalesEndAt),
 		IsOnSale: v.Event.TierOnSale(t, occ, v.Now),
 	}

@@ -300,9 +300,8 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 			if req.StandingItems != nil && t.ZoneID == "" {
 				return nil, Invalid(tierParam(req, i), "tier %s is general admission, not standing: order it with tier_id and quantity", t.ID)
 			}
-			if req.TierID != nil && t.ZoneID != "" {
-				return nil, Invalid("tier_id", "tier %s is a standing tier of a seating map: order it with standing_items", t.ID)
-			}
+			// tier_id + quantity of a standing tier means the one-item
+			// standing_items it is: the same line.
 			p.Lines = append(p.Lines, OrderLine{TierID: t.ID, TierName: t.Name, UnitPrice: t.Price, Quantity: w.qty})
 		}
 	}
