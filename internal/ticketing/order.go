@@ -1,7 +1,10 @@
 package ticketing
 
 import (
+	"encoding/json"
 	"time"
+
+	"tix/internal/clock"
 )
 
 // OrderStatus is an order's state (contract section 3).
@@ -182,6 +185,18 @@ type WebhookOrder struct {
 	OccurrenceTierID *string    `json:"occurrence_tier_id"`
 	PaidAt           *time.Time `json:"paid_at"`
 	CreatedAt        time.Time  `json:"created_at"`
+}
+
+// MarshalJSON writes the order's timestamps in the one format tix sends
+// (clock.Format), so data.order of a webhook says the same instant with the
+// same string as GET /orders/{id}. Decoding takes any RFC 3339 time.
+func (w WebhookOrder) MarshalJSON() ([]byte, error) {
+	type plain WebhookOrder
+	return json.Marshal(struct {
+		plain
+		PaidAt    *string `json:"paid_at"`
+		CreatedAt string  `json:"created_at"`
+	}{plain: plain(w), PaidAt: clock.FormatPtr(w.PaidAt), CreatedAt: clock.Format(w.CreatedAt)})
 }
 
 func nonEmpty(s string) *string {
