@@ -396,6 +396,27 @@ func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) (
 	return holds, nil
 }
 
+// checkReservationsLive refuses an order from a reservation whose hold has
+// expired, whether or not someone took the seat since: the order must be
+// created before the hold's expires_at (409 seat_conflict naming it). A
+// released or used reservation is refused by the order's transaction, which
+// takes a seat only from the live hold of its reservation; this check gives
+// the expired case its own message and does not replace that condition.
+func checkReservationsLive(p *Priced, now time.Time) error {
+	for i, l := range p.Lines {
+		if l.ReservationID == "" {
+			continue
+		}
+		h := holdOf(p.holds, l.ReservationID)
+		if h != nil && !now.Before(h.ExpiresAt) {
+			return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", i),
+				Message: fmt.Sprintf("reservation %s of seat %s (%s) has ended: its hold expired at %s; hold the seat again",
+					l.ReservationID, l.Seat.SeatID, l.Seat.Label, h.ExpiresAt.UTC().Format(time.RFC3339))}
+		}
+	}
+	return nil
+}
+
 // resolveOccurrence checks occurrence_id against the event (no sales checks).
 func resolveOccurrence(e *Event, occurrenceID *string) (string, error) {
 	if len(e.Occurrences) == 0 {
