@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	"tix/internal/ticketing"
@@ -29,6 +30,9 @@ func decodeJSON(r *http.Request, v any) error {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return ticketing.Invalid("", "request body is larger than the limit of %d bytes", tooBig.Limit)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return ticketing.Invalid("", "the request body did not arrive in time (is it shorter than its Content-Length?)")
 		}
 		return ticketing.Invalid("", "could not read the request body: %v", err)
 	}
