@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"tix/internal/clock"
 )
 
 // StandingItem is a quantity of a standing tier.
@@ -411,7 +413,7 @@ func checkReservationsLive(p *Priced, now time.Time) error {
 		if h != nil && !now.Before(h.ExpiresAt) {
 			return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", i),
 				Message: fmt.Sprintf("reservation %s of seat %s (%s) has ended: its hold expired at %s; hold the seat again",
-					l.ReservationID, l.Seat.SeatID, l.Seat.Label, h.ExpiresAt.UTC().Format(time.RFC3339))}
+					l.ReservationID, l.Seat.SeatID, l.Seat.Label, clock.Format(h.ExpiresAt))}
 		}
 	}
 	return nil
