@@ -413,26 +413,7 @@ func TestRefund_PreconditionsAndSettlementByTimer(t *testing.T) {
 	if d := r.json(t)["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] != id || d[0].(map[string]any)["is_paid"] != false {
 		t.Errorf("order list after refund %s", r.body)
 	}
-	refunded := 0
-	evIDs, err := h.st.UndispatchedEvents(ctx, h.clk.Now().Add(time.Hour), 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, evID := range evIDs {
-		ev, _, err := h.st.GetOrderEvent(ctx, evID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Type == ticketing.EventOrderRefunded && ev.Order.ID == id {
-			refunded++
-			if ev.Order.IsPaid || ev.Order.Status != "refunded" {
-				t.Errorf("order.refunded data.order: status %s is_paid %v, want refunded false", ev.Order.Status, ev.Order.IsPaid)
-			}
-		}
-	}
-	if refunded != 1 {
-		t.Errorf("%d order.refunded events for %s, want 1", refunded, id)
-	}
+	h.wantOrderEventNotPaid(ticketing.EventOrderRefunded, id)
 	// Idempotent: refunding a refunded order echoes the completed refund.
 	r = h.post("/v1/orders/"+id+"/refund", sk, jsonBody("reason", "again"))
 	wantStatus(t, r, http.StatusOK)

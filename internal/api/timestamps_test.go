@@ -137,3 +137,30 @@ func TestTimestamps_OneFormatInResponsesAndWebhooks(t *testing.T) {
 		t.Fatalf("received %d envelopes of types %v, want order.paid and order.refunded", len(envs), seen)
 	}
 }
+
+// wantOrderEventNotPaid checks the stored outbox event of type typ for order
+// id: exactly one, and its data.order says is_paid false.
+func (h *harness) wantOrderEventNotPaid(typ, id string) {
+	h.t.Helper()
+	ctx := context.Background()
+	evIDs, err := h.st.UndispatchedEvents(ctx, h.clk.Now().Add(time.Hour), 100)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	n := 0
+	for _, evID := range evIDs {
+		ev, _, err := h.st.GetOrderEvent(ctx, evID)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if ev.Type == typ && ev.Order.ID == id {
+			n++
+			if ev.Order.IsPaid {
+				h.t.Errorf("%s data.order: status %s is_paid true, want false", typ, ev.Order.Status)
+			}
+		}
+	}
+	if n != 1 {
+		h.t.Errorf("%d %s events for %s, want 1", n, typ, id)
+	}
+}
