@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,27 +86,30 @@ type eventListJSON struct {
 	HasMore    bool                 `json:"has_more"`
 }
 
-// query reads query parameters strictly: an unknown parameter or a repeated one
-// is a 400 naming it, so that typos do not silently return everything.
+// query holds a request's query parameters, already checked by the router
+// against the route's declared parameters (checkQuery).
 type query struct {
-	vals  map[string][]string
-	known map[string]bool
+	vals map[string][]string
 }
 
-func newQuery(r *http.Request, known ...string) (*query, error) {
-	q := &query{vals: r.URL.Query(), known: map[string]bool{}}
-	for _, k := range known {
-		q.known[k] = true
-	}
-	for k, v := range q.vals {
-		if !q.known[k] {
-			return nil, ticketing.Invalid(k, "unknown query parameter %q; known: %s", k, strings.Join(known, ", "))
+func queryOf(r *http.Request) *query { return &query{vals: r.URL.Query()} }
+
+// checkQuery reads query parameters strictly, the same way on every route: an
+// unknown parameter or a repeated one is a 400 naming it, so that typos do not
+// silently return everything.
+func checkQuery(r *http.Request, known []string) error {
+	for k, v := range r.URL.Query() {
+		if !slices.Contains(known, k) {
+			if len(known) == 0 {
+				return ticketing.Invalid(k, "unknown query parameter %q; this endpoint takes no query parameters", k)
+			}
+			return ticketing.Invalid(k, "unknown query parameter %q; known: %s", k, strings.Join(known, ", "))
 		}
 		if len(v) > 1 {
-			return nil, ticketing.Invalid(k, "query parameter %q given %d times; give it once", k, len(v))
+			return ticketing.Invalid(k, "query parameter %q given %d times; give it once", k, len(v))
 		}
 	}
-	return q, nil
+	return nil
 }
 
 func (q *query) str(name string) string {
@@ -155,12 +159,10 @@ func (q *query) enum(name, def string, allowed ...string) (string, error) {
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r.Context())
-	q, err := newQuery(r, "limit", "cursor", "q", "city", "scene_id", "starts_after", "starts_before", "scope", "sort", "order")
-	if err != nil {
-		return err
-	}
+	q := queryOf(r)
 	eq := ticketing.EventQuery{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment,
 		Cursor: q.str("cursor"), Q: strings.TrimSpace(q.str("q")), City: strings.TrimSpace(q.str("city")), SceneID: q.str("scene_id")}
+	var err error
 	if eq.Limit, err = q.limit(); err != nil {
 		return err
 	}
@@ -209,9 +211,6 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
-	if _, err := newQuery(r); err != nil {
-		return err
-	}
 	v, err := s.Catalog.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -221,9 +220,6 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getEventBySlug(w http.ResponseWriter, r *http.Request) error {
-	if _, err := newQuery(r); err != nil {
-		return err
-	}
 	v, err := s.Catalog.EventBySlug(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("slug"))
 	if err != nil {
 		return err
@@ -237,9 +233,6 @@ type tierListJSON struct {
 }
 
 func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
-	if _, err := newQuery(r); err != nil {
-		return err
-	}
 	v, err := s.Catalog.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -250,10 +243,7 @@ func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getSeating(w http.ResponseWriter, r *http.Request) error {
-	q, err := newQuery(r, "occurrence_id")
-	if err != nil {
-		return err
-	}
+	q := queryOf(r)
 	v, err := s.Catalog.Seating(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
 	if err != nil {
 		return err
@@ -263,10 +253,7 @@ func (s *Server) getSeating(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getAvailability(w http.ResponseWriter, r *http.Request) error {
-	q, err := newQuery(r, "occurrence_id")
-	if err != nil {
-		return err
-	}
+	q := queryOf(r)
 	v, err := s.Catalog.Availability(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
 	if err != nil {
 		return err

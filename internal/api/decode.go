@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	"tix/internal/ticketing"
@@ -16,14 +18,21 @@ import (
 // wrong type, an unknown field and a body over the size limit are each a 400
 // invalid_request; a wrong type or unknown field names the field in param.
 func decodeJSON(r *http.Request, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return ticketing.Invalid("", "Content-Type must be application/json (got %q)", ct)
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		// The media type must be application/json exactly; parameters such as
+		// charset are allowed ("application/jsonx" is not JSON).
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return ticketing.Invalid("Content-Type", "Content-Type must be application/json (got %q)", ct)
+		}
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return ticketing.Invalid("", "request body is larger than the limit of %d bytes", tooBig.Limit)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return ticketing.Invalid("", "the request body did not arrive in time (is it shorter than its Content-Length?)")
 		}
 		return ticketing.Invalid("", "could not read the request body: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"tix/internal/clock"
 	"tix/internal/ticketing"
 )
 
@@ -108,15 +109,10 @@ type eventDetailJSON struct {
 	Performers     []performerJSON  `json:"performers"`
 }
 
-func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// ts and tsPtr render timestamps in the one format tix sends (clock.Format).
+func ts(t time.Time) string { return clock.Format(t) }
 
-func tsPtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := ts(*t)
-	return &s
-}
+func tsPtr(t *time.Time) *string { return clock.FormatPtr(t) }
 
 func renderListItem(e *ticketing.Event, qtyTotal, qtySold int) eventListItemJSON {
 	item := eventListItemJSON{
@@ -159,7 +155,7 @@ func renderTier(v *ticketing.EventView, t *ticketing.Tier) tierJSON {
 	return tierJSON{
 		ID: t.ID, Name: t.Name, Description: t.Description, Price: t.Price, Currency: v.Event.Currency,
 		QtyTotal: c.Total, QtySold: c.Sold, QtyAvailable: c.Available, SoldOut: c.SoldOut(),
-		PersonsIncluded: t.PersonsIncluded, Seating: t.Seated,
+		PersonsIncluded: t.PersonsIncluded, Seating: t.InSeatingZone(),
 		SalesStartAt: tsPtr(t.SalesStartAt), SalesEndAt: tsPtr(t.SalesEndAt),
 		IsOnSale: v.Event.TierOnSale(t, occ, v.Now),
 	}

@@ -86,8 +86,11 @@ type route struct {
 	// pollToken routes also accept the order's poll_token instead of a key.
 	pollToken bool
 	bucket    string
-	segments  []string
-	handle    func(w http.ResponseWriter, r *http.Request) error
+	// query lists the query parameters the route takes; the router answers
+	// any other (or a repeated one) with 400 before the handler runs.
+	query    []string
+	segments []string
+	handle   func(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) routes() []*route {
@@ -95,28 +98,31 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
 		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
 		{method: "GET", pattern: "/ping", group: GroupCatalog, handle: s.ping},
-		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.listEvents},
+		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead,
+			query: []string{"limit", "cursor", "q", "city", "scene_id", "starts_after", "starts_before", "scope", "sort", "order"}, handle: s.listEvents},
 		{method: "GET", pattern: "/events/by-slug/{slug}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEventBySlug},
 		{method: "GET", pattern: "/events/{id}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEvent},
 		{method: "GET", pattern: "/events/{id}/tiers", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getTiers},
-		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, handle: s.getSeating},
-		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, handle: s.getAvailability},
+		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, query: []string{"occurrence_id"}, handle: s.getSeating},
+		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, query: []string{"occurrence_id"}, handle: s.getAvailability},
 
 		{method: "POST", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, bucket: bucketWrite, handle: s.createHold},
 		{method: "DELETE", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, handle: s.releaseHolds},
 
 		{method: "POST", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersWrite, bucket: bucketWrite, handle: s.createOrder},
-		{method: "GET", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersList, skOnly: true, handle: s.listOrders},
+		{method: "GET", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersList, skOnly: true,
+			query: []string{"limit", "cursor", "status", "event_id", "created_after", "created_before"}, handle: s.listOrders},
 		{method: "POST", pattern: "/orders/preview", group: GroupOrders, scope: auth.ScopeOrdersWrite, handle: s.previewOrder},
-		{method: "GET", pattern: "/orders/{id}", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, handle: s.getOrder},
-		{method: "POST", pattern: "/orders/{id}/check-status", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, handle: s.getOrder},
+		{method: "GET", pattern: "/orders/{id}", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, query: []string{"poll_token"}, handle: s.getOrder},
+		{method: "POST", pattern: "/orders/{id}/check-status", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, query: []string{"poll_token"}, handle: s.getOrder},
 		{method: "POST", pattern: "/orders/{id}/simulate-payment", group: GroupOrders, scope: auth.ScopeOrdersWrite, skOnly: true, handle: s.simulatePayment},
 		{method: "GET", pattern: "/orders/{id}/tickets", group: GroupOrders, scope: auth.ScopeOrdersRead, skOnly: true, handle: s.getTickets},
 		{method: "POST", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.refundOrder},
 		{method: "GET", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.getRefund},
 
 		{method: "GET", pattern: "/webhook-endpoints", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.listWebhookEndpoints},
-		{method: "GET", pattern: "/webhook-deliveries", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.listWebhookDeliveries},
+		{method: "GET", pattern: "/webhook-deliveries", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true,
+			query: []string{"limit", "cursor", "endpoint_id", "status"}, handle: s.listWebhookDeliveries},
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
 	}
 }
@@ -276,6 +282,10 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, err)
 			return
 		}
+	}
+	if err := checkQuery(r, match.query); err != nil {
+		writeError(w, r, err)
+		return
 	}
 	if r.Body != nil && rt.s.Limits.MaxBodyBytes > 0 {
 		r.Body = http.MaxBytesReader(w, r.Body, rt.s.Limits.MaxBodyBytes)

@@ -320,13 +320,11 @@ func seesPII(c *caller) bool {
 // getOrder serves GET /orders/{id} and POST /orders/{id}/check-status, with a
 // key or with the order's poll token.
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
-	q, err := newQuery(r, "poll_token")
-	if err != nil {
-		return err
-	}
+	q := queryOf(r)
 	id := r.PathValue("id")
 	c := callerOf(r.Context())
 	var o *ticketing.Order
+	var err error
 	if c == nil {
 		if o, err = s.Sales.OrderByPollToken(r.Context(), id, q.str("poll_token")); err != nil {
 			return err
@@ -473,10 +471,8 @@ type orderListJSON struct {
 
 func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r.Context())
-	q, err := newQuery(r, "limit", "cursor", "status", "event_id", "created_after", "created_before")
-	if err != nil {
-		return err
-	}
+	q := queryOf(r)
+	var err error
 	oq := ticketing.OrderQuery{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment, Cursor: q.str("cursor"), EventID: q.str("event_id")}
 	if oq.Limit, err = q.limit(); err != nil {
 		return err

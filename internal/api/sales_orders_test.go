@@ -143,8 +143,29 @@ func TestOrder_StandingItems(t *testing.T) {
 	if got := r.json(t); got["ticket_tier_id"] != "tier_stand" || num(t, got, "quantity") != 3 {
 		t.Errorf("order status %s", r.body)
 	}
-	// A standing tier is not a general-admission tier_id, and a GA tier is not a standing item.
-	wantError(t, h.post("/v1/orders", sk, gaBody("tier_stand", 1), idem("stand-2")), http.StatusBadRequest, "invalid_request", "tier_id")
+	// GET /tiers marks the standing tier as belonging to the seating map...
+	r = h.get("/v1/events/evt_theatre/tiers", sk)
+	wantStatus(t, r, http.StatusOK)
+	seating := map[string]any{}
+	for _, x := range r.json(t)["data"].([]any) {
+		seating[x.(map[string]any)["id"].(string)] = x.(map[string]any)["seating"]
+	}
+	if seating["tier_stand"] != true || seating["tier_stalls"] != true {
+		t.Errorf("seating of the theatre's tiers %v, want true for the standing and the seated tier", seating)
+	}
+	// ...and tier_id + quantity of it is the one-item standing_items it means.
+	two := h.mustOrder(sk, "stand-2", gaBody("tier_stand", 2))
+	if num(t, two, "total_price") != 200000 {
+		t.Fatalf("tier_id order of a standing tier %v", two)
+	}
+	if stand := h.tierAvailability(sk, "evt_theatre", "tier_stand"); num(t, stand, "qty_sold") != 5 {
+		t.Errorf("tier_stand after ordering 3 + 2: %v", stand)
+	}
+	r = h.get("/v1/orders/"+two["id"].(string), sk)
+	if got := r.json(t); got["ticket_tier_id"] != "tier_stand" || num(t, got, "quantity") != 2 {
+		t.Errorf("order status %s", r.body)
+	}
+	// A GA tier is not a standing item.
 	wantError(t, h.post("/v1/orders", sk, jsonBody("buyer", anna, "standing_items", []any{map[string]any{"tier_id": "evt_concert_ga", "qty": 1}}), idem("stand-3")),
 		http.StatusBadRequest, "invalid_request", "standing_items[0].tier_id")
 	// A seated tier is ordered through holds.

@@ -404,10 +404,16 @@ func TestRefund_PreconditionsAndSettlementByTimer(t *testing.T) {
 	if done["status"] != "completed" || done["completed_at"] == nil || done["id"] != rf["id"] || done["created_at"] != rf["created_at"] {
 		t.Errorf("completed refund %s", r.body)
 	}
+	// is_paid is true only while the order is paid: the money went back.
 	r = h.get("/v1/orders/"+id, sk)
-	if m := r.json(t); m["status"] != "refunded" || m["is_paid"] != true {
+	if m := r.json(t); m["status"] != "refunded" || m["is_paid"] != false {
 		t.Errorf("order after refund %s", r.body)
 	}
+	r = h.get("/v1/orders?status=refunded", sk)
+	if d := r.json(t)["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] != id || d[0].(map[string]any)["is_paid"] != false {
+		t.Errorf("order list after refund %s", r.body)
+	}
+	h.wantOrderEventNotPaid(ticketing.EventOrderRefunded, id)
 	// Idempotent: refunding a refunded order echoes the completed refund.
 	r = h.post("/v1/orders/"+id+"/refund", sk, jsonBody("reason", "again"))
 	wantStatus(t, r, http.StatusOK)

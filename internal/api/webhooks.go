@@ -57,9 +57,6 @@ func renderDelivery(d *webhook.Delivery) webhookDeliveryJSON {
 
 func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r.Context())
-	if _, err := newQuery(r); err != nil {
-		return err
-	}
 	eps, err := s.Webhooks.Endpoints(r.Context(), c.key.OrganizerID, c.key.Environment)
 	if err != nil {
 		return err
@@ -77,12 +74,10 @@ func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) er
 
 func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r.Context())
-	q, err := newQuery(r, "limit", "cursor", "endpoint_id", "status")
-	if err != nil {
-		return err
-	}
+	q := queryOf(r)
 	dq := webhook.DeliveryQuery{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment,
 		Cursor: q.str("cursor"), EndpointID: q.str("endpoint_id")}
+	var err error
 	if dq.Limit, err = q.limit(); err != nil {
 		return err
 	}

@@ -32,3 +32,20 @@ func (f *Fixed) Set(t time.Time) { f.mu.Lock(); f.t = t.UTC(); f.mu.Unlock() }
 
 // Advance moves the clock forward by d.
 func (f *Fixed) Advance(d time.Duration) { f.mu.Lock(); f.t = f.t.Add(d); f.mu.Unlock() }
+
+// TimestampLayout is the one format of every timestamp tix sends: RFC 3339 in
+// UTC at second precision, e.g. 2026-12-31T19:00:00Z.
+const TimestampLayout = "2006-01-02T15:04:05Z"
+
+// Format renders t in TimestampLayout. API bodies, webhook envelopes and the
+// order inside them all go through it, so one instant is one string everywhere.
+func Format(t time.Time) string { return t.UTC().Format(TimestampLayout) }
+
+// FormatPtr is Format for an optional time: nil stays nil.
+func FormatPtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := Format(*t)
+	return &s
+}

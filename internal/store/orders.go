@@ -129,9 +129,17 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	for i, l := range o.Lines {
 		e := newExprs()
 		if l.Seated {
-			cond := "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
-			if l.ReservationID != "" {
-				cond = "(" + e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + ") OR " + cond
+			var cond string
+			if l.ReservationID == "" {
+				cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
+			} else {
+				// A reservation ends with its hold: the seat is taken only from
+				// the live hold of this reservation. Released (item deleted),
+				// used by an order (reserved, sold, or deleted when that order
+				// was cancelled), expired, or re-held by someone else: refused.
+				// ReleaseSeat deletes under the same condition, so a release and
+				// an order of one reservation cannot both succeed.
+				cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
 			}
 			items = append(items, types.TransactWriteItem{Update: &types.Update{
 				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),

@@ -247,6 +247,78 @@ func TestConcurrency_PaymentAndExpiryRace(t *testing.T) {
 	}
 }
 
+func seatRequest(rids ...string) ticketing.OrderRequest {
+	email := "buyer@example.com"
+	return ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, SeatReservationIDs: &rids}
+}
+
+// A reservation ends with its hold. Releases and orders of the same live
+// reservation race: in every round exactly one side wins (released 1, or
+// one order created), never both; the orders use distinct Idempotency-Keys,
+// so only the seat's conditional write keeps them apart. Afterwards the
+// reservation can never be ordered again.
+func TestConcurrency_ReleaseAndOrdersOfOneReservation(t *testing.T) {
+	env := newSalesEnv(t, 10)
+	ctx := context.Background()
+	ev := salesEvent
+	for round := range 6 {
+		seat := fmt.Sprintf("seat_%d", round%4+1)
+		h, err := env.sales.CreateHold(ctx, env.c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{seat}})
+		if err != nil {
+			t.Fatalf("round %d: hold %s: %v", round, seat, err)
+		}
+		rid := h.Seats[0].ReservationID
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		released, ordered := 0, 0
+		var orderIDs []string
+		var other []error
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 {
+					n, err := env.sales.ReleaseHolds(ctx, env.c, []string{rid})
+					mu.Lock()
+					defer mu.Unlock()
+					released += n
+					if err != nil {
+						other = append(other, err)
+					}
+					return
+				}
+				res, err := env.sales.CreateOrder(ctx, env.c, fmt.Sprintf("r%d-o%d", round, i), seatRequest(rid))
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					ordered++
+					orderIDs = append(orderIDs, res.Order.ID)
+				case ticketing.IsCode(err, ticketing.CodeSeatConflict):
+				default:
+					other = append(other, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if released+ordered != 1 || len(other) > 0 {
+			t.Fatalf("round %d: released %d, ordered %d, other errors %v; want exactly one winner", round, released, ordered, other)
+		}
+		// Spent either way: released, or used by an order now cancelled.
+		for _, id := range orderIDs {
+			if _, err := env.sales.Simulate(ctx, env.c.Tenant, id, ticketing.OutcomeCancelled); err != nil {
+				t.Fatalf("round %d: cancel %s: %v", round, id, err)
+			}
+		}
+		if _, err := env.sales.CreateOrder(ctx, env.c, fmt.Sprintf("r%d-again", round), seatRequest(rid)); !ticketing.IsCode(err, ticketing.CodeSeatConflict) {
+			t.Fatalf("round %d: ordering the spent reservation again: %v, want seat_conflict", round, err)
+		}
+		if n, err := env.sales.ReleaseHolds(ctx, env.c, []string{rid}); n != 0 || err != nil {
+			t.Fatalf("round %d: releasing the spent reservation again: %d %v, want 0", round, n, err)
+		}
+	}
+}
+
 // costMeter counts requests and capacity units per measured step.
 type costMeter struct {
 	mu       sync.Mutex

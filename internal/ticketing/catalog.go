@@ -151,6 +151,10 @@ type Tier struct {
 	SalesEndAt      *time.Time `json:"sales_end_at"`
 }
 
+// InSeatingZone reports whether the tier belongs to a zone of the seating map,
+// seated or standing: the contract's Tier.seating.
+func (t *Tier) InSeatingZone() bool { return t.Seated || t.ZoneID != "" }
+
 // ZoneType is seated or standing.
 type ZoneType string
 

@@ -1,7 +1,10 @@
 package ticketing
 
 import (
+	"encoding/json"
 	"time"
+
+	"tix/internal/clock"
 )
 
 // OrderStatus is an order's state (contract section 3).
@@ -138,9 +141,10 @@ type Order struct {
 	Version int64 `json:"-"`
 }
 
-// IsPaid is the contract's is_paid: the buyer's money was taken (a refunded order
-// was paid; is_paid reports the payment, status the current state).
-func (o *Order) IsPaid() bool { return o.Status == OrderPaid || o.Status == OrderRefunded }
+// IsPaid is the contract's is_paid: true only while the order is paid. A
+// refunded order's money went back to the buyer, so it is not paid any more
+// (integrators fulfil on is_paid).
+func (o *Order) IsPaid() bool { return o.Status == OrderPaid }
 
 // Overdue reports whether a pending order has outlived its payment window.
 func (o *Order) Overdue(now time.Time) bool {
@@ -181,6 +185,18 @@ type WebhookOrder struct {
 	OccurrenceTierID *string    `json:"occurrence_tier_id"`
 	PaidAt           *time.Time `json:"paid_at"`
 	CreatedAt        time.Time  `json:"created_at"`
+}
+
+// MarshalJSON writes the order's timestamps in the one format tix sends
+// (clock.Format), so data.order of a webhook says the same instant with the
+// same string as GET /orders/{id}. Decoding takes any RFC 3339 time.
+func (w WebhookOrder) MarshalJSON() ([]byte, error) {
+	type plain WebhookOrder
+	return json.Marshal(struct {
+		plain
+		PaidAt    *string `json:"paid_at"`
+		CreatedAt string  `json:"created_at"`
+	}{plain: plain(w), PaidAt: clock.FormatPtr(w.PaidAt), CreatedAt: clock.Format(w.CreatedAt)})
 }
 
 func nonEmpty(s string) *string {

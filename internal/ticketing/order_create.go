@@ -57,6 +57,9 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	if err := checkSellable(p, now); err != nil {
 		return fail(err)
 	}
+	if err := checkReservationsLive(p, now); err != nil {
+		return fail(err)
+	}
 	prov, err := s.Payments(c.Environment)
 	if err != nil {
 		return fail(&Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available for this environment; retry later with the same Idempotency-Key", Err: err})
@@ -106,7 +109,8 @@ func stockConflict(req *OrderRequest, o *Order, se *StockError) error {
 	l := o.Lines[se.Index]
 	if l.Seated {
 		return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", se.Index),
-			Message: fmt.Sprintf("seat %s (%s) is no longer available: its hold expired and the seat was taken; hold another seat", l.Seat.SeatID, l.Seat.Label)}
+			Message: fmt.Sprintf("reservation %s no longer holds seat %s (%s): it was released, used by another order (even one cancelled since) or its hold expired; hold the seat again",
+				l.ReservationID, l.Seat.SeatID, l.Seat.Label)}
 	}
 	return &Error{Code: CodeConflict, Param: tierParam(req, se.Index),
 		Message: fmt.Sprintf("not enough tickets left in tier %q for %d more", l.TierName, l.Quantity)}

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"tix/internal/clock"
 )
 
 // StandingItem is a quantity of a standing tier.
@@ -300,9 +302,8 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 			if req.StandingItems != nil && t.ZoneID == "" {
 				return nil, Invalid(tierParam(req, i), "tier %s is general admission, not standing: order it with tier_id and quantity", t.ID)
 			}
-			if req.TierID != nil && t.ZoneID != "" {
-				return nil, Invalid("tier_id", "tier %s is a standing tier of a seating map: order it with standing_items", t.ID)
-			}
+			// tier_id + quantity of a standing tier means the one-item
+			// standing_items it is: the same line.
 			p.Lines = append(p.Lines, OrderLine{TierID: t.ID, TierName: t.Name, UnitPrice: t.Price, Quantity: w.qty})
 		}
 	}
@@ -395,6 +396,27 @@ func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) (
 		}
 	}
 	return holds, nil
+}
+
+// checkReservationsLive refuses an order from a reservation whose hold has
+// expired, whether or not someone took the seat since: the order must be
+// created before the hold's expires_at (409 seat_conflict naming it). A
+// released or used reservation is refused by the order's transaction, which
+// takes a seat only from the live hold of its reservation; this check gives
+// the expired case its own message and does not replace that condition.
+func checkReservationsLive(p *Priced, now time.Time) error {
+	for i, l := range p.Lines {
+		if l.ReservationID == "" {
+			continue
+		}
+		h := holdOf(p.holds, l.ReservationID)
+		if h != nil && !now.Before(h.ExpiresAt) {
+			return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", i),
+				Message: fmt.Sprintf("reservation %s of seat %s (%s) has ended: its hold expired at %s; hold the seat again",
+					l.ReservationID, l.Seat.SeatID, l.Seat.Label, clock.Format(h.ExpiresAt))}
+		}
+	}
+	return nil
 }
 
 // resolveOccurrence checks occurrence_id against the event (no sales checks).

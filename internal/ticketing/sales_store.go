@@ -102,8 +102,10 @@ type SalesStore interface {
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
 
 	// CreateOrder writes a new pending order and takes its stock in one
-	// transaction: tier counters, seats (from their reservations, or free), the
-	// promo counter. A line without stock is a *StockError.
+	// transaction: tier counters, seats, the promo counter. A seat line with a
+	// reservation takes the seat only while that reservation holds it, live
+	// (not released, used or expired); one without, only a free seat. A line
+	// without stock is a *StockError.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // nil when absent

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"tix/internal/clock"
 	"tix/internal/ticketing"
 )
 
@@ -252,7 +253,7 @@ func sendResult(id string, r Result, ok bool, err string) SendResult {
 // post signs and sends an envelope to an endpoint now, outside the queue.
 func (s *Service) post(ctx context.Context, ep *Endpoint, typ string, data any) (string, Result, error) {
 	now := s.now()
-	env := Envelope{ID: "evt_" + randomID(24), Type: typ, APIVersion: APIVersion, CreatedAt: now,
+	env := Envelope{ID: "evt_" + randomID(24), Type: typ, APIVersion: APIVersion, CreatedAt: clock.Format(now),
 		Data: data, Livemode: ep.Environment == ticketing.EnvLive}
 	body, err := json.Marshal(env)
 	if err != nil {

@@ -2,19 +2,19 @@ package webhook
 
 import (
 	"encoding/json"
-	"time"
 
+	"tix/internal/clock"
 	"tix/internal/ticketing"
 )
 
 // Envelope is what every webhook POST carries (contract section 6).
 type Envelope struct {
-	ID         string    `json:"id"`
-	Type       string    `json:"type"`
-	APIVersion string    `json:"api_version"`
-	CreatedAt  time.Time `json:"created_at"`
-	Data       any       `json:"data"`
-	Livemode   bool      `json:"livemode"`
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	APIVersion string `json:"api_version"`
+	CreatedAt  string `json:"created_at"` // clock.Format: the one timestamp format
+	Data       any    `json:"data"`
+	Livemode   bool   `json:"livemode"`
 }
 
 // OrderData is data of the order events: the order without buyer PII.
@@ -26,7 +26,7 @@ type OrderData struct {
 // stored, immutable event, so every attempt sends the same bytes and id.
 func orderEnvelope(ev *ticketing.OrderEvent) ([]byte, error) {
 	return json.Marshal(Envelope{
-		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: ev.CreatedAt.UTC(),
+		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: clock.Format(ev.CreatedAt),
 		Data: OrderData{Order: ev.Order}, Livemode: ev.Environment == ticketing.EnvLive,
 	})
 }

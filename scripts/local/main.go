@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -87,14 +88,13 @@ func run() error {
 	}
 
 	addr := getenv("TIX_ADDR")
-	srv := &http.Server{Addr: addr, Handler: a.Server.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	select {
-	case err := <-errc:
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
 		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
-	case <-time.After(200 * time.Millisecond):
 	}
+	srv := newHTTPServer(a.Server.Handler(), readTimeout)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(envelopeListener{ln}) }()
 	// The timers queue: order expiry and refund settlement, as functions/timers does on AWS.
 	go func() {
 		err := a.Queue.Consume(ctx, queue.TimersQueue, func(ctx context.Context, m queue.Message) error {
