@@ -447,12 +447,15 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
 	e := newExprs()
 	keyCond := e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
+	// Both bounds are inclusive at the API's precision (whole seconds): an order
+	// whose created_at reads 12:00:00Z is inside created_before=12:00:00Z even
+	// though it is stored with its sub-second digits.
 	lo, hi := "", ""
 	if q.CreatedAfter != nil {
-		lo = orderSortKey(*q.CreatedAfter, "")
+		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
 	}
 	if q.CreatedBefore != nil {
-		hi = orderSortKey(*q.CreatedBefore, "~")
+		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
 	}
 	switch {
 	case lo != "" && hi != "":

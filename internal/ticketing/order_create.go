@@ -108,9 +108,9 @@ func CurrencyOf(e *Event) string {
 func stockConflict(req *OrderRequest, o *Order, se *StockError) error {
 	l := o.Lines[se.Index]
 	if l.Seated {
-		return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", se.Index),
-			Message: fmt.Sprintf("reservation %s no longer holds seat %s (%s): it was released, used by another order (even one cancelled since) or its hold expired; hold the seat again",
-				l.ReservationID, l.Seat.SeatID, l.Seat.Label)}
+		return &Error{Code: CodeSeatConflict, Param: "seat_reservation_ids",
+			Message: fmt.Sprintf("seat_reservation_ids[%d]: reservation %s no longer holds seat %s (%s): it was released, used by another order (even one cancelled since) or its hold expired; hold the seat again",
+				se.Index, l.ReservationID, l.Seat.SeatID, l.Seat.Label)}
 	}
 	return &Error{Code: CodeConflict, Param: tierParam(req, se.Index),
 		Message: fmt.Sprintf("not enough tickets left in tier %q for %d more", l.TierName, l.Quantity)}

@@ -411,9 +411,9 @@ func checkReservationsLive(p *Priced, now time.Time) error {
 		}
 		h := holdOf(p.holds, l.ReservationID)
 		if h != nil && !now.Before(h.ExpiresAt) {
-			return &Error{Code: CodeSeatConflict, Param: fmt.Sprintf("seat_reservation_ids[%d]", i),
-				Message: fmt.Sprintf("reservation %s of seat %s (%s) has ended: its hold expired at %s; hold the seat again",
-					l.ReservationID, l.Seat.SeatID, l.Seat.Label, clock.Format(h.ExpiresAt))}
+			return &Error{Code: CodeSeatConflict, Param: "seat_reservation_ids",
+				Message: fmt.Sprintf("seat_reservation_ids[%d]: reservation %s of seat %s (%s) has ended: its hold expired at %s; hold the seat again",
+					i, l.ReservationID, l.Seat.SeatID, l.Seat.Label, clock.Format(h.ExpiresAt))}
 		}
 	}
 	return nil
