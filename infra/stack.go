@@ -144,6 +144,7 @@ const (
 // stackOwned are variables the stack sets itself; settings may not override them.
 var stackOwned = map[string]bool{
 	"TIX_TABLE": true, "TIX_QUEUE_PREFIX": true, "TIX_CURSOR_SECRET": true, "TIX_WEBHOOK_KEYRING": true,
+	"TIX_CURSOR_SECRET_ARN": true, "TIX_WEBHOOK_KEYRING_ARN": true, "TIX_WEBHOOK_KEYRING_IDS": true,
 	// The emulator endpoints are for the local stack only.
 	"TIX_DYNAMODB_ENDPOINT": true, "TIX_SQS_ENDPOINT": true,
 }
@@ -273,8 +274,8 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	// --- KMS: the key that encrypts webhook secrets -------------------------
 	// A customer-managed key (rotated yearly by KMS) encrypts the two secrets
 	// below (the webhook keyring, which seals every endpoint's signing secret,
-	// and the cursor secret) and the functions' environment variables, where
-	// their values land. The key policy is written out instead of CDK's default
+	// and the cursor secret); the functions decrypt them only through Secrets
+	// Manager (kms:ViaService). The key policy is written out instead of CDK's default
 	// "kms:*" for the account: it delegates to IAM like the default does, with
 	// the actions listed, so no policy in the template has a wildcard action.
 	account := awsiam.NewAccountRootPrincipal()
@@ -310,7 +311,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	}
 	key := awskms.NewKey(stack, jsii.String("Key"), &awskms.KeyProps{
 		Alias:             jsii.String("alias/" + prefix),
-		Description:       jsii.String("tix " + stage + ": encrypts the webhook keyring and cursor secrets and the functions' environment"),
+		Description:       jsii.String("tix " + stage + ": encrypts the webhook keyring and cursor secrets"),
 		EnableKeyRotation: jsii.Bool(true),
 		Policy:            keyPolicy,
 		RemovalPolicy:     removal,
@@ -340,7 +341,8 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	cursorSecret.ApplyRemovalPolicy(removal, nil)
 	// The keyring secret is a JSON object {"k1": "<43 alphanumeric characters>"}:
 	// 43 characters of [A-Za-z0-9] are valid unpadded base64 of 32 bytes, an
-	// AES-256 key, and TIX_WEBHOOK_KEYRING is built as "k1:<value>".
+	// AES-256 key. The functions read it at start and build TIX_WEBHOOK_KEYRING
+	// as "k1:<value>" in the order of TIX_WEBHOOK_KEYRING_IDS (webhookKeyIds).
 	//
 	// Rotation: the keyring rotates by prepending a key (the first key seals,
 	// every key opens). Add a field to the secret, keeping k1:
@@ -348,7 +350,9 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	//     --secret-string '{"k1":"<unchanged>","k2":"<head -c 32 /dev/urandom | base64>"}'
 	// then deploy with -c webhookKeyIds=k2,k1 (make deploy CDK_ARGS=...). New
 	// secrets are sealed with k2; old ones still open with k1. Never drop an id
-	// whose key sealed a secret that is still stored.
+	// whose key sealed a secret that is still stored. Running functions keep
+	// the keyring they read at start; the deploy's new TIX_WEBHOOK_KEYRING_IDS
+	// starts fresh ones.
 	keyringSecret := awssecretsmanager.NewCfnSecret(stack, jsii.String("WebhookKeyringSecret"), &awssecretsmanager.CfnSecretProps{
 		Name:        jsii.String(prefix + "/webhook-keyring"),
 		Description: jsii.String("tix " + stage + ": TIX_WEBHOOK_KEYRING keys (id -> base64 of 32 bytes) that seal webhook signing secrets"),
@@ -362,15 +366,6 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 		},
 	})
 	keyringSecret.ApplyRemovalPolicy(removal, nil)
-	// {{resolve:secretsmanager:<arn>:SecretString:<field>::}}: CloudFormation
-	// resolves these when it creates or updates a function.
-	cursorRef := awscdk.SecretValue_SecretsManager(cursorSecret.Ref(), nil).UnsafeUnwrap()
-	var keyring []string
-	for _, k := range keyIDs {
-		ref := awscdk.SecretValue_SecretsManager(keyringSecret.Ref(), &awscdk.SecretsManagerSecretOptions{JsonField: jsii.String(k)})
-		keyring = append(keyring, k+":"+*ref.UnsafeUnwrap())
-	}
-
 	// --- DynamoDB: built from store.Table, the schema the local stack uses ----
 	// On demand (no capacity to plan for on-sale spikes), point-in-time
 	// recovery (35 days of restores) on every stage. AWS-owned encryption: the
@@ -429,12 +424,16 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 
 	// --- Lambdas -----------------------------------------------------------------
 	env := map[string]*string{
-		"TIX_TABLE":           table.TableName(),
-		"TIX_QUEUE_PREFIX":    jsii.String(prefix),
-		"TIX_LOG_FORMAT":      jsii.String("json"),
-		"TIX_LOG_LEVEL":       jsii.String("info"),
-		"TIX_CURSOR_SECRET":   cursorRef,
-		"TIX_WEBHOOK_KEYRING": jsii.String(strings.Join(keyring, ",")),
+		"TIX_TABLE":        table.TableName(),
+		"TIX_QUEUE_PREFIX": jsii.String(prefix),
+		"TIX_LOG_FORMAT":   jsii.String("json"),
+		"TIX_LOG_LEVEL":    jsii.String("info"),
+		// The secrets themselves are not in the environment (anyone who can
+		// read the function's configuration could read them): each function
+		// reads them from Secrets Manager once at start (internal/awscfg).
+		"TIX_CURSOR_SECRET_ARN":   cursorSecret.Ref(),
+		"TIX_WEBHOOK_KEYRING_ARN": keyringSecret.Ref(),
+		"TIX_WEBHOOK_KEYRING_IDS": jsii.String(strings.Join(keyIDs, ",")),
 		// AWS_REGION is set by Lambda itself.
 	}
 	for k, v := range props.Settings {
@@ -484,23 +483,32 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 				Resources: &arns,
 			}))
 		}
-		// Lambda decrypts the environment with this key at cold start.
+		// The two secrets, read once at start, and their key, only through
+		// Secrets Manager (which decrypts them on the caller's behalf).
 		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String("Environment"),
+			Sid:       jsii.String("Secrets"),
+			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+			Resources: jsii.Strings(*cursorSecret.Ref(), *keyringSecret.Ref()),
+		}))
+		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("SecretsKey"),
 			Actions:   jsii.Strings("kms:Decrypt"),
 			Resources: jsii.Strings(*key.KeyArn()),
+			Conditions: &map[string]any{"StringEquals": map[string]any{
+				"kms:ViaService": "secretsmanager." + *stack.Region() + ".amazonaws.com",
+			}},
 		}))
 		fp := &awslambda.FunctionProps{
-			FunctionName:          jsii.String(prefix + "-" + f.Name),
-			Description:           jsii.String("tix " + stage + ": functions/" + f.Name),
-			Runtime:               awslambda.Runtime_PROVIDED_AL2023(),
-			Architecture:          awslambda.Architecture_ARM_64(),
-			Handler:               jsii.String("bootstrap"),
-			Code:                  awslambda.Code_FromAsset(jsii.String(assetDir(f.Name)), nil),
-			MemorySize:            jsii.Number(float64(f.Memory)),
-			Timeout:               awscdk.Duration_Seconds(jsii.Number(f.Timeout.Seconds())),
-			Environment:           &env,
-			EnvironmentEncryption: key,
+			FunctionName: jsii.String(prefix + "-" + f.Name),
+			Description:  jsii.String("tix " + stage + ": functions/" + f.Name),
+			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+			Architecture: awslambda.Architecture_ARM_64(),
+			Handler:      jsii.String("bootstrap"),
+			Code:         awslambda.Code_FromAsset(jsii.String(assetDir(f.Name)), nil),
+			MemorySize:   jsii.Number(float64(f.Memory)),
+			Timeout:      awscdk.Duration_Seconds(jsii.Number(f.Timeout.Seconds())),
+			// Nothing secret in it: Lambda's own key encrypts it.
+			Environment: &env,
 			// The app writes slog JSON; Lambda's JSON format keeps it as is and
 			// makes its own START/REPORT lines JSON too.
 			LoggingFormat: awslambda.LoggingFormat_JSON,

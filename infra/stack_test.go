@@ -541,7 +541,6 @@ func TestFunctions(t *testing.T) {
 			t.Fatalf("%s: %d functions, want %d", stage, len(fns), len(Functions))
 		}
 		tableID, _ := only(t, stage, "AWS::DynamoDB::Table")
-		keyID, _ := only(t, stage, "AWS::KMS::Key")
 		secrets := map[string]string{} // secret name suffix -> logical id
 		for id, s := range resources(t, stage, "AWS::SecretsManager::Secret") {
 			secrets[strings.TrimPrefix(props(s)["Name"].(string), "tix-"+stage+"/")] = id
@@ -564,7 +563,6 @@ func TestFunctions(t *testing.T) {
 			check("Handler", p["Handler"], "bootstrap")
 			check("MemorySize", num(p["MemorySize"]), float64(f.Memory))
 			check("Timeout", num(p["Timeout"]), f.Timeout.Seconds())
-			check("KmsKeyArn", flat(p["KmsKeyArn"]), "${"+keyID+".Arn}")
 			lc, _ := p["LoggingConfig"].(map[string]any)
 			check("LoggingConfig.LogFormat", lc["LogFormat"], "JSON")
 			if lg := refID(lc["LogGroup"]); lg == "" {
@@ -574,23 +572,28 @@ func TestFunctions(t *testing.T) {
 			check("TIX_TABLE", flat(vars["TIX_TABLE"]), "${"+tableID+"}")
 			check("TIX_QUEUE_PREFIX", vars["TIX_QUEUE_PREFIX"], "tix-"+stage)
 			check("TIX_LOG_FORMAT", vars["TIX_LOG_FORMAT"], "json")
-			// The secrets are CloudFormation dynamic references, never literals.
+			// The secrets are not in the environment, not even as dynamic
+			// references: only their ARNs, which the function reads at start.
+			if _, ok := p["KmsKeyArn"]; ok {
+				t.Errorf("%s %s: the environment needs no customer key: it holds no secret", stage, f.Name)
+			}
 			for _, name := range []string{"TIX_CURSOR_SECRET", "TIX_WEBHOOK_KEYRING"} {
-				if _, literal := vars[name].(string); literal {
-					t.Errorf("%s %s: %s is a literal string", stage, f.Name, name)
+				if v, ok := vars[name]; ok {
+					t.Errorf("%s %s: %s is in the environment: %v", stage, f.Name, name, v)
 				}
 			}
-			check("TIX_CURSOR_SECRET", flat(vars["TIX_CURSOR_SECRET"]),
-				"{{resolve:secretsmanager:${"+secrets["cursor-secret"]+"}:SecretString:::}}")
+			for name, v := range vars {
+				if strings.Contains(flat(v), "resolve:secretsmanager") {
+					t.Errorf("%s %s: %s resolves a secret into the environment: %v", stage, f.Name, name, flat(v))
+				}
+			}
+			check("TIX_CURSOR_SECRET_ARN", flat(vars["TIX_CURSOR_SECRET_ARN"]), "${"+secrets["cursor-secret"]+"}")
+			check("TIX_WEBHOOK_KEYRING_ARN", flat(vars["TIX_WEBHOOK_KEYRING_ARN"]), "${"+secrets["webhook-keyring"]+"}")
 			keyIDs := []string{"k1"}
 			if stage == ProdStage {
 				keyIDs = prodKeyIDs
 			}
-			var ring []string
-			for _, k := range keyIDs {
-				ring = append(ring, k+":{{resolve:secretsmanager:${"+secrets["webhook-keyring"]+"}:SecretString:"+k+"::}}")
-			}
-			check("TIX_WEBHOOK_KEYRING", flat(vars["TIX_WEBHOOK_KEYRING"]), strings.Join(ring, ","))
+			check("TIX_WEBHOOK_KEYRING_IDS", vars["TIX_WEBHOOK_KEYRING_IDS"], strings.Join(keyIDs, ","))
 			if stage == ProdStage {
 				for k, v := range prodSettings {
 					check(k, vars[k], v)
@@ -874,6 +877,73 @@ func TestSettings(t *testing.T) {
 	for _, in := range []any{`TIX_HOLD_TTL=10m`, map[string]any{"TIX_RATE_READS": 600.0}, 3.0} {
 		if _, err := ParseSettings(in); err == nil {
 			t.Errorf("ParseSettings(%v) accepted it", in)
+		}
+	}
+}
+
+// roleStatements are the Allow statements of the policies attached to a
+// function's role.
+func roleStatements(t *testing.T, stage, fn string) []map[string]any {
+	t.Helper()
+	fp := props(templates[stage]["Resources"].(map[string]any)[functionIDs(t, stage)[fn]].(map[string]any))
+	roleID := refID(fp["Role"])
+	var out []map[string]any
+	for _, pol := range resources(t, stage, "AWS::IAM::Policy") {
+		attached := false
+		for _, r := range props(pol)["Roles"].([]any) {
+			attached = attached || refID(r) == roleID
+		}
+		if !attached {
+			continue
+		}
+		for _, s := range props(pol)["PolicyDocument"].(map[string]any)["Statement"].([]any) {
+			if s := s.(map[string]any); s["Effect"] == "Allow" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// TestSecretsAccess: each function may read the two secrets and nothing else
+// from Secrets Manager, and may use their key only through Secrets Manager.
+func TestSecretsAccess(t *testing.T) {
+	for _, stage := range stages {
+		keyID, _ := only(t, stage, "AWS::KMS::Key")
+		var secretARNs []string
+		for id := range resources(t, stage, "AWS::SecretsManager::Secret") {
+			secretARNs = append(secretARNs, "${"+id+"}")
+		}
+		sort.Strings(secretARNs)
+		for _, f := range Functions {
+			var sm, kms int
+			for _, s := range roleStatements(t, stage, f.Name) {
+				var res []string
+				for _, r := range list(s["Resource"]) {
+					res = append(res, flat(r))
+				}
+				sort.Strings(res)
+				for _, a := range list(s["Action"]) {
+					a := a.(string)
+					switch {
+					case strings.HasPrefix(a, "secretsmanager:"):
+						sm++
+						if a != "secretsmanager:GetSecretValue" || !reflect.DeepEqual(res, secretARNs) {
+							t.Errorf("%s %s: %s on %v, want only secretsmanager:GetSecretValue on %v", stage, f.Name, a, res, secretARNs)
+						}
+					case strings.HasPrefix(a, "kms:"):
+						kms++
+						via, _ := s["Condition"].(map[string]any)["StringEquals"].(map[string]any)
+						if a != "kms:Decrypt" || !reflect.DeepEqual(res, []string{"${" + keyID + ".Arn}"}) ||
+							flat(via["kms:ViaService"]) != "secretsmanager.${AWS::Region}.amazonaws.com" {
+							t.Errorf("%s %s: %s on %v if %v, want kms:Decrypt on the secrets' key through Secrets Manager only", stage, f.Name, a, res, s["Condition"])
+						}
+					}
+				}
+			}
+			if sm != 1 || kms != 1 {
+				t.Errorf("%s %s: %d Secrets Manager and %d KMS actions, want GetSecretValue and Decrypt", stage, f.Name, sm, kms)
+			}
 		}
 	}
 }
