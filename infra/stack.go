@@ -408,6 +408,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 			QueueName:       jsii.String(prefix + "-" + queue.DLQ(name)),
 			RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)), // SQS's maximum: two weeks to look and redrive
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:      jsii.Bool(true), // a queue policy denies requests without TLS (aws:SecureTransport)
 		})
 		visibility := time.Duration(VisibilityFactor) * timeoutOf[Consumers[name]]
 		queues[name] = awssqs.NewQueue(stack, jsii.String(cid+"Queue"), &awssqs.QueueProps{
@@ -417,6 +418,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 			// (longer waits are several hops), so anything older is stuck.
 			RetentionPeriod: awscdk.Duration_Days(jsii.Number(4)),
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:      jsii.Bool(true),
 			DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(queue.MaxReceives)},
 		})
 		dlqs[name] = dlq
@@ -439,7 +441,6 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	for k, v := range props.Settings {
 		env[k] = jsii.String(v)
 	}
-	tableResources := jsii.Strings(*table.TableArn(), *table.TableArn()+"/index/*")
 	fns := map[string]awslambda.Function{}
 	for _, f := range Functions {
 		cid := camel(f.Name)
@@ -459,19 +460,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 			Actions:   jsii.Strings("logs:CreateLogStream", "logs:PutLogEvents"),
 			Resources: jsii.Strings(*logs.LogGroupArn()),
 		}))
-		// Every function runs the same store adapter, whose calls are GetItem,
-		// PutItem, UpdateItem, DeleteItem, Query, BatchGetItem and
-		// TransactWriteItems (authorised as Put/Update/Delete/ConditionCheckItem).
-		// No Scan, no BatchWriteItem, no DescribeTable (only the local stack's
-		// EnsureTable uses it).
-		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid: jsii.String("Table"),
-			Actions: jsii.Strings(
-				"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
-				"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem",
-			),
-			Resources: tableResources,
-		}))
+		tableStatements(role, table, f.Name)
 		if len(f.Sends) > 0 {
 			var arns []*string
 			for _, q := range f.Sends {
@@ -591,6 +580,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 			BurstLimit: jsii.Number(APIBurstLimit),
 		},
 	})
+	apiAccessLogs(stack, apiStage, prefix, logRetention, removal)
 
 	// --- Alarms -> SNS ----------------------------------------------------------
 	// Alarm messages carry no secrets: the topic uses no KMS key (one would need
@@ -598,6 +588,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	topic := awssns.NewTopic(stack, jsii.String("Alarms"), &awssns.TopicProps{
 		TopicName:   jsii.String(prefix + "-alarms"),
 		DisplayName: jsii.String("tix " + stage + " alarms"),
+		EnforceSSL:  jsii.Bool(true), // a topic policy denies publishing without TLS
 	})
 	if props.AlarmEmail != "" {
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.AlarmEmail), nil))
