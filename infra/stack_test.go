@@ -39,6 +39,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// aws-cdk-lib's own CloudFormation validation (a WebAssembly rule engine run
+	// at every synth, whose report only warns and which no test reads) took
+	// about 30 of the 36 s of these tests; the checks here and cdk-nag's rules
+	// (TestCdkNag) are what the templates are held to. make synth still runs it.
+	os.Setenv("CDK_VALIDATION", "false")
 	prepareNodeEnv()
 	closeJSII := quietJSIIExit()
 	code := func() int {

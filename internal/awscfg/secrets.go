@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -61,41 +62,52 @@ func SecretsFromEnv(ctx context.Context, getenv func(string) string) (func(strin
 // secret.
 func ResolveSecrets(ctx context.Context, getenv func(string) string, sm SecretGetter) (func(string) string, error) {
 	values := map[string]string{}
-	var errs []error
-	fetch := func(name, arnVar string) string {
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	// fetch reads one secret; both are read at once (one round trip at start).
+	fetch := func(name, arnVar string, use func(string) (string, error)) {
 		arn := strings.TrimSpace(getenv(arnVar))
-		if arn == "" {
-			return ""
+		switch {
+		case arn == "":
+			return
+		case getenv(name) != "":
+			fail(fmt.Errorf("%s and %s are both set: set one", name, arnVar))
+			return
+		case sm == nil:
+			fail(fmt.Errorf("%s: no Secrets Manager client", arnVar))
+			return
 		}
-		if getenv(name) != "" {
-			errs = append(errs, fmt.Errorf("%s and %s are both set: set one", name, arnVar))
-			return ""
-		}
-		if sm == nil {
-			errs = append(errs, fmt.Errorf("%s: no Secrets Manager client", arnVar))
-			return ""
-		}
-		out, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%s: read the secret: %w", arnVar, arn, err))
-			return ""
-		}
-		if out.SecretString == nil || *out.SecretString == "" {
-			errs = append(errs, fmt.Errorf("%s=%s: the secret has no string value", arnVar, arn))
-			return ""
-		}
-		return *out.SecretString
+		wg.Go(func() {
+			out, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
+			if err != nil {
+				fail(fmt.Errorf("%s=%s: read the secret: %w", arnVar, arn, err))
+				return
+			}
+			if out.SecretString == nil || *out.SecretString == "" {
+				fail(fmt.Errorf("%s=%s: the secret has no string value", arnVar, arn))
+				return
+			}
+			v, err := use(*out.SecretString)
+			if err != nil {
+				fail(fmt.Errorf("%s: %w", arnVar, err))
+				return
+			}
+			mu.Lock()
+			values[name] = v
+			mu.Unlock()
+		})
 	}
-	if v := fetch("TIX_CURSOR_SECRET", CursorSecretARN); v != "" {
-		values["TIX_CURSOR_SECRET"] = v
-	}
-	if v := fetch("TIX_WEBHOOK_KEYRING", KeyringARN); v != "" {
-		ring, err := Keyring(v, getenv(KeyringIDs))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", KeyringARN, err))
-		}
-		values["TIX_WEBHOOK_KEYRING"] = ring
-	}
+	fetch("TIX_CURSOR_SECRET", CursorSecretARN, func(v string) (string, error) { return v, nil })
+	fetch("TIX_WEBHOOK_KEYRING", KeyringARN, func(v string) (string, error) { return Keyring(v, getenv(KeyringIDs)) })
+	wg.Wait()
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
