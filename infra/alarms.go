@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
@@ -31,6 +32,18 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 		DisplayName: jsii.String("tix " + stage + " alarms"),
 		EnforceSSL:  jsii.Bool(true), // a topic policy denies publishing without TLS
 	})
+	// The topic has a policy now (the TLS rule), which replaces SNS's default
+	// one: without this statement CloudWatch could not publish the alarms.
+	topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("CloudWatchAlarmsPublish"),
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("sns:Publish"),
+		Resources:  jsii.Strings(*topic.TopicArn()),
+		Conditions: &map[string]any{
+			"ArnLike":      map[string]any{"aws:SourceArn": "arn:" + *stack.Partition() + ":cloudwatch:" + *stack.Region() + ":" + *stack.Account() + ":alarm:" + prefix + "-*"},
+			"StringEquals": map[string]any{"aws:SourceAccount": *stack.Account()},
+		},
+	}))
 	if email != "" {
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
 	}

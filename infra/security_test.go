@@ -282,3 +282,35 @@ func TestSecureTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestAlarmTopicAcceptsCloudWatch: the alarm topic's policy (which replaces
+// SNS's default one) lets CloudWatch publish this stage's alarms, and every
+// alarm acts on that topic.
+func TestAlarmTopicAcceptsCloudWatch(t *testing.T) {
+	for _, stage := range stages {
+		topicID, _ := only(t, stage, "AWS::SNS::Topic")
+		_, pol := only(t, stage, "AWS::SNS::TopicPolicy")
+		allowed := false
+		for _, s := range props(pol)["PolicyDocument"].(map[string]any)["Statement"].([]any) {
+			s := s.(map[string]any)
+			principal, _ := s["Principal"].(map[string]any)
+			svc, _ := principal["Service"].(string)
+			cond, _ := s["Condition"].(map[string]any)
+			like, _ := cond["ArnLike"].(map[string]any)
+			if s["Effect"] == "Allow" && svc == "cloudwatch.amazonaws.com" && fmt.Sprint(s["Action"]) == "sns:Publish" &&
+				flat(s["Resource"]) == "${"+topicID+"}" &&
+				flat(like["aws:SourceArn"]) == "arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}:alarm:tix-"+stage+"-*" {
+				allowed = true
+			}
+		}
+		if !allowed {
+			t.Errorf("%s: the alarm topic's policy does not let CloudWatch publish this stage's alarms: %v", stage, props(pol)["PolicyDocument"])
+		}
+		for id, a := range resources(t, stage, "AWS::CloudWatch::Alarm") {
+			name, _ := props(a)["AlarmName"].(string)
+			if !strings.HasPrefix(name, "tix-"+stage+"-") {
+				t.Errorf("%s: alarm %s is named %q, outside the topic policy's tix-%s-*", stage, id, name, stage)
+			}
+		}
+	}
+}
