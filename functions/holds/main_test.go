@@ -9,5 +9,7 @@ import (
 // The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind).
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
+	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "holds-", env.Vars)
+	env.CheckAccess(t, "holds") // what its IAM role allows on AWS
 }

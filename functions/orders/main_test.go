@@ -11,5 +11,7 @@ import (
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.AddOrders(t)
+	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "orders-", env.Vars)
+	env.CheckAccess(t, "orders") // what its IAM role allows on AWS
 }

@@ -11,5 +11,7 @@ import (
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.AddWebhookDelivery(t)
+	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "webhooks-", env.Vars)
+	env.CheckAccess(t, "webhooks") // what its IAM role allows on AWS
 }

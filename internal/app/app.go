@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tix/internal/api"
+	"tix/internal/awscfg"
 	"tix/internal/clock"
 	"tix/internal/config"
 	"tix/internal/payment"
@@ -182,11 +183,17 @@ func (a *App) HandleTimerMessage(ctx context.Context, body []byte) error {
 	return queue.HandleTimer(ctx, body, a.Sales.Clock.Now(), a.Timers, a.Sales.HandleTimer)
 }
 
-// FromEnv is what every Lambda main does first: read and validate the
-// configuration from the environment, install the logger, wire the service.
-// It exits with the reason when the configuration is invalid.
+// FromEnv is what every Lambda main does first: read the secrets whose ARN the
+// stack passes from Secrets Manager, read and validate the configuration from
+// the environment, install the logger, wire the service. It exits with the
+// reason when a secret or the configuration is invalid.
 func FromEnv() *App {
-	cfg, err := config.Load(os.Getenv)
+	getenv, err := awscfg.SecretsFromEnv(context.Background(), os.Getenv)
+	if err != nil {
+		slog.Error("secrets", "error", err)
+		os.Exit(1)
+	}
+	cfg, err := config.Load(getenv)
 	if err != nil {
 		slog.Error("configuration", "error", err)
 		os.Exit(1)

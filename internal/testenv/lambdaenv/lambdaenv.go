@@ -36,6 +36,8 @@ func New(t *testing.T) *Env {
 	ctx := context.Background()
 	st := testenv.Store(t, nil)
 	prefix := testenv.UniqueName("tix-fn")
+	// The app reaches DynamoDB Local through a recorder (Record, CheckAccess).
+	dynamo := newRecorder(t, testenv.DynamoEndpoint(t))
 	cfg, err := config.Load(func(k string) string {
 		switch k {
 		case "TIX_CURSOR_SECRET":
@@ -43,7 +45,7 @@ func New(t *testing.T) *Env {
 		case "TIX_TABLE":
 			return st.TableName()
 		case "TIX_DYNAMODB_ENDPOINT":
-			return testenv.DynamoEndpoint(t)
+			return dynamo
 		case "TIX_SQS_ENDPOINT":
 			return testenv.SQSEndpoint(t)
 		case "TIX_QUEUE_PREFIX":

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"tix/internal/testenv"
+	"tix/internal/testenv/lambdaenv"
+	"tix/internal/ticketing"
+)
+
+// Every table call of the timers function (an order expiry, a refund
+// settlement and a sweep, through the real handler) is one its IAM role
+// allows on AWS (store.Permissions).
+func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
+	env := lambdaenv.New(t)
+	ctx := context.Background()
+	a := env.App
+	a.Sales.Settings.TestOrderTTL = time.Second
+	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
+	tier, qty, email := "tier_l", 1, "b@example.com"
+	order := func(key string) *ticketing.Order {
+		res, err := a.Sales.CreateOrder(ctx, c, key, ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Order
+	}
+	expiring := order("access-expire")
+	refunded := order("access-refund")
+	if _, err := a.Sales.Simulate(ctx, c.Tenant, refunded.ID, ticketing.OutcomePaid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sales.RefundOrder(ctx, c.Tenant, refunded.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	swept := order("access-sweep")
+	time.Sleep(1100 * time.Millisecond)
+
+	env.Record()
+	var recs []events.SQSMessage
+	for i, tm := range []ticketing.Timer{
+		{Kind: ticketing.TimerOrderExpiry, OrderID: expiring.ID, Due: expiring.ExpiresAt},
+		{Kind: ticketing.TimerRefundSettle, OrderID: refunded.ID, Due: time.Now().UTC()},
+	} {
+		body, _ := json.Marshal(tm)
+		recs = append(recs, events.SQSMessage{MessageId: string(rune('a' + i)), Body: string(body)})
+	}
+	if _, err := invokeSQS(a, events.SQSEvent{Records: recs}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(testenv.EventsDir(), "timers-sweep-schedule.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := handler(a)(ctx, raw); err != nil {
+		t.Fatal(err)
+	}
+	calls := env.CheckAccess(t, "timers")
+	if o, _ := a.Store.GetOrder(ctx, swept.ID); o.Status != ticketing.OrderCancelled {
+		t.Errorf("the sweep left order %s %s", swept.ID, o.Status)
+	}
+	if o, _ := a.Store.GetOrder(ctx, expiring.ID); o.Status != ticketing.OrderCancelled {
+		t.Errorf("the expiry timer left order %s %s", expiring.ID, o.Status)
+	}
+	t.Logf("%d table calls", len(calls))
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/jsii-runtime-go"
+
+	"tix/internal/store"
+)
+
+// tableStatements give a function's role the table actions of
+// store.Permissions[fn] and nothing more (the functions' tests record their
+// DynamoDB calls and check them against the same table):
+//
+//   - TableRead: its item reads (GetItem, BatchGetItem) on the table;
+//   - TableQuery: Query on the table and on each index, named one by one;
+//   - TableWrite: its write actions on every item but the API keys
+//     (dynamodb:LeadingKeys not KEY#... or KEYID#...): only the operator's
+//     tixctl creates and revokes keys;
+//   - RateLimit (HTTP functions): UpdateItem of a key item's rate-limit
+//     counters only (dynamodb:Attributes PK, SK, rl_*), which is how every
+//     request is admitted.
+func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string) {
+	access, ok := store.Permissions[fn]
+	if !ok {
+		panic(fmt.Sprintf("store.Permissions has no entry for function %q", fn))
+	}
+	var reads []string
+	query := false
+	for _, a := range access.Reads {
+		if a == "dynamodb:Query" {
+			query = true
+		} else {
+			reads = append(reads, a)
+		}
+	}
+	add := func(sid string, actions []string, resources []*string, cond map[string]any) {
+		if len(actions) == 0 {
+			return
+		}
+		ps := &awsiam.PolicyStatementProps{Sid: jsii.String(sid), Actions: jsii.Strings(actions...), Resources: &resources}
+		if cond != nil {
+			ps.Conditions = &cond
+		}
+		role.AddToPolicy(awsiam.NewPolicyStatement(ps))
+	}
+	tableArn := []*string{table.TableArn()}
+	add("TableRead", reads, tableArn, nil)
+	if query {
+		res := []*string{table.TableArn()}
+		for _, ix := range store.Table.Indexes {
+			res = append(res, jsii.String(*table.TableArn()+"/index/"+ix.Name))
+		}
+		add("TableQuery", []string{"dynamodb:Query"}, res, nil)
+	}
+	var keyItems []string
+	for _, p := range store.KeyPrefixes {
+		keyItems = append(keyItems, p+"*")
+	}
+	add("TableWrite", access.Writes, tableArn, map[string]any{
+		"ForAllValues:StringNotLike": map[string]any{"dynamodb:LeadingKeys": keyItems},
+	})
+	if access.RateLimit {
+		add("RateLimit", []string{"dynamodb:UpdateItem"}, tableArn, map[string]any{
+			"ForAllValues:StringLike": map[string]any{
+				"dynamodb:LeadingKeys": []string{store.RateLimitKeyPrefix + "*"},
+				"dynamodb:Attributes":  store.RateLimitAttributes,
+			},
+		})
+	}
+}
+
+// AccessLogFields are the API's access log, one JSON object per request. The
+// path carries no query string, so poll tokens passed there are not logged.
+var AccessLogFields = map[string]string{
+	"requestId":            "$context.requestId",
+	"requestTime":          "$context.requestTime",
+	"routeKey":             "$context.routeKey",
+	"method":               "$context.httpMethod",
+	"path":                 "$context.path",
+	"status":               "$context.status",
+	"latencyMs":            "$context.responseLatency",
+	"integrationLatencyMs": "$context.integrationLatency",
+	"integrationError":     "$context.integrationErrorMessage",
+	"sourceIp":             "$context.identity.sourceIp",
+	"userAgent":            "$context.identity.userAgent",
+	"responseLength":       "$context.responseLength",
+}
+
+// apiAccessLogs turns on the stage's access log into a log group of its own
+// with the stack's retention.
+func apiAccessLogs(stack awscdk.Stack, apiStage awsapigatewayv2.HttpStage, prefix string, retention awslogs.RetentionDays, removal awscdk.RemovalPolicy) awslogs.LogGroup {
+	logs := awslogs.NewLogGroup(stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
+		LogGroupName:  jsii.String("/aws/apigateway/" + prefix + "-access"),
+		Retention:     retention,
+		RemovalPolicy: removal,
+	})
+	format, err := json.Marshal(AccessLogFields)
+	if err != nil {
+		panic(err)
+	}
+	cfn := apiStage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
+	cfn.SetAccessLogSettings(&awsapigatewayv2.CfnStage_AccessLogSettingsProperty{
+		DestinationArn: logs.LogGroupArn(),
+		Format:         jsii.String(string(format)),
+	})
+	return logs
+}

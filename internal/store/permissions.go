@@ -1,0 +1,67 @@
+package store
+
+import "strings"
+
+// Access is what one Lambda function does to the table through this adapter:
+// the DynamoDB actions of its code paths (a TransactWriteItems is authorised
+// item by item as PutItem, UpdateItem, DeleteItem or ConditionCheckItem). The
+// CDK stack builds each function's role from it, and the functions' tests
+// record every call they make to DynamoDB Local and fail on one outside it.
+type Access struct {
+	// Reads are read actions on the table; Query also on its indexes.
+	Reads []string
+	// Writes are write actions on every item but the API keys (KeyPrefixes).
+	Writes []string
+	// RateLimit: the function serves HTTP requests, whose admission counts the
+	// request on the key's item (Admit): UpdateItem of RateLimitAttributes only.
+	RateLimit bool
+}
+
+// KeyPrefixes are the partition keys of the API key items. Only the operator
+// (tixctl) creates and revokes keys; no function writes them beyond the
+// rate-limit counters.
+var KeyPrefixes = []string{"KEY#", "KEYID#"}
+
+// RateLimitKeyPrefix is the partition key prefix of the items Admit counts on.
+const RateLimitKeyPrefix = "KEY#"
+
+// RateLimitAttributes are the top-level attributes Admit touches on a key
+// item: its keys and the rl_<bucket>_w / rl_<bucket>_n counters.
+var RateLimitAttributes = []string{"PK", "SK", "rl_*"}
+
+// Permissions are the table actions of each function (functions/<name>).
+// A new store call on a function's path must be added here, or it is denied
+// on AWS; the functions' tests catch the calls they make.
+var Permissions = map[string]Access{
+	// Reads only: events, stock, seating, /health's probe.
+	"catalog": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"}, RateLimit: true},
+	// Holds (transaction of hold, seats, counters, idempotency), per-IP hold
+	// counters, releasing seats.
+	"holds": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true},
+	// Orders, idempotency records, payment, refunds, freeing seats.
+	"orders": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true},
+	// Listing endpoints and deliveries; a redelivery saves the delivery.
+	"webhooks": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+		Writes: []string{"dynamodb:PutItem"}, RateLimit: true},
+	// Fan-out (transaction of deliveries and the event's mark), attempts
+	// (BatchGetItem of delivery, event and endpoint), endpoint health, the
+	// outbound rate counters.
+	"deliver": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}},
+	// Order expiry and refund settlement (transactions that put outbox
+	// events, update stock and delete seats), the sweep's re-sent deliveries.
+	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}},
+}
+
+// IsKeyItem reports whether a partition key is an API key item's.
+func IsKeyItem(pk string) bool {
+	for _, p := range KeyPrefixes {
+		if strings.HasPrefix(pk, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,3 @@
+module example.invalid/calls
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.invalid/imports
+
+go 1.26
