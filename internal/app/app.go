@@ -142,6 +142,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
+			KeyCacheTTL: cfg.KeyCacheTTL, KeyMissTTL: cfg.KeyMissTTL, HealthCacheTTL: cfg.HealthCacheTTL,
 		},
 	}
 }

@@ -23,6 +23,9 @@ type Config struct {
 	WritesPerWindow  int           // TIX_RATE_WRITES
 	RateWindow       time.Duration // TIX_RATE_WINDOW
 	MaxBodyBytes     int64         // TIX_MAX_BODY_BYTES
+	KeyCacheTTL      time.Duration // TIX_KEY_CACHE_TTL
+	KeyMissTTL       time.Duration // TIX_KEY_MISS_TTL
+	HealthCacheTTL   time.Duration // TIX_HEALTH_CACHE_TTL
 	HoldTTL          time.Duration // TIX_HOLD_TTL
 	TestOrderTTL     time.Duration // TIX_TEST_ORDER_TTL
 	LiveOrderTTL     time.Duration // TIX_LIVE_ORDER_TTL
@@ -70,6 +73,9 @@ var Vars = []Var{
 	{"TIX_RATE_WRITES", "60", "order and hold creations per key per window"},
 	{"TIX_RATE_WINDOW", "1m", "rate-limit window"},
 	{"TIX_MAX_BODY_BYTES", "65536", "largest request body accepted"},
+	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read (a revocation still stops the key at once); 0s reads it on every request"},
+	{"TIX_KEY_MISS_TTL", "1m", "how long a process remembers that no key has a presented secret (unknown keys then cost nothing); 0s disables"},
+	{"TIX_HEALTH_CACHE_TTL", "5s", "how long GET /health reuses its DynamoDB probe; 0s probes on every call"},
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
 	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
@@ -136,7 +142,8 @@ func Load(getenv func(string) string) (Config, error) {
 		CursorSecret:   get("TIX_CURSOR_SECRET"),
 		ReadsPerWindow: posInt("TIX_RATE_READS"), WritesPerWindow: posInt("TIX_RATE_WRITES"), RateWindow: dur("TIX_RATE_WINDOW"),
 		MaxBodyBytes: int64(posInt("TIX_MAX_BODY_BYTES")),
-		HoldTTL:      dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
+		KeyCacheTTL:  nonNegDur("TIX_KEY_CACHE_TTL"), KeyMissTTL: nonNegDur("TIX_KEY_MISS_TTL"), HealthCacheTTL: nonNegDur("TIX_HEALTH_CACHE_TTL"),
+		HoldTTL: dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
 		LiveOrderTTL: dur("TIX_LIVE_ORDER_TTL"), RefundDelay: dur("TIX_REFUND_SETTLE_DELAY"),
 		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
 		QueuePrefix: get("TIX_QUEUE_PREFIX"),
