@@ -12,7 +12,7 @@ import (
 // salesCaller is the domain's view of the authenticated key.
 func salesCaller(r *http.Request) ticketing.Caller {
 	c := callerOf(r.Context())
-	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: clientIP(r)}
+	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: ticketing.ClientNetwork(clientIP(r))}
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1-255 printable ASCII characters.

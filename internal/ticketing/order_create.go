@@ -28,7 +28,7 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 	now := s.now()
 	hash := requestHash(req)
 	rec := &Idempotency{
-		Tenant: c.Tenant, Scope: IdemOrder, Key: idemKey, RequestHash: hash,
+		Tenant: c.Tenant, Scope: c.idemScope(IdemOrder), Key: idemKey, RequestHash: hash,
 		ResourceID: newID("ord_", 20), Lease: randomString(idAlphabet, 16),
 		LeaseUntil: now.Add(s.Settings.LeaseTTL), CreatedAt: now,
 	}

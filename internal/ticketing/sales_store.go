@@ -39,7 +39,7 @@ func (e *StockError) Error() string { return "stock not available" }
 // LeaseUntil; a crashed invocation's lease runs out and a retry takes it over.
 type Idempotency struct {
 	Tenant
-	Scope       string    // "order" | "hold"
+	Scope       string    // "order" | "hold", per publishable key and client network for pk callers
 	Key         string    // the client's Idempotency-Key
 	RequestHash string    // sha256 of the canonical request
 	ResourceID  string    // order or hold id

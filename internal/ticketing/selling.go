@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math/big"
+	"net/netip"
 	"time"
 
 	"tix/internal/clock"
@@ -51,7 +52,37 @@ type Caller struct {
 	Tenant
 	KeyID       string
 	Publishable bool
-	IP          string // the client IP API Gateway saw (publishable-key hold limits)
+	IP          string // the client's network (ClientNetwork of the IP API Gateway saw)
+}
+
+// ClientNetwork is what per-client limits count: an IPv4 address, or the /64 of
+// an IPv6 address (one subscriber usually holds a whole /64, so counting single
+// IPv6 addresses would let one client pose as billions).
+func ClientNetwork(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
+}
+
+// idemScope namespaces the caller's Idempotency-Keys. A secret key's share the
+// organizer's namespace (its servers retry from anywhere). A publishable key is
+// held by every visitor of the storefront, so its keys are scoped to the key and
+// the client's network: a visitor can neither claim nor replay a key another
+// visitor or the organizer's servers used. A visitor whose network changes
+// between two retries gets a second pending order rather than a replay; it is
+// never paid twice, since each order has its own payment, and the unpaid one expires.
+func (c Caller) idemScope(base string) string {
+	if !c.Publishable {
+		return base
+	}
+	return base + "#pk#" + c.KeyID + "#" + c.IP
 }
 
 func (s *Sales) now() time.Time { return s.Clock.Now().UTC() }
