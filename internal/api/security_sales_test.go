@@ -1,8 +1,11 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
+	"time"
 
 	"tix/internal/auth"
 )
@@ -55,4 +58,108 @@ func TestIdempotency_PublishableKeysCannotCollideWithSecretKeysOrOtherVisitors(t
 	// And a pk hold under a key does not block the sk key.
 	h.mustHold(pk, holdBody("evt_theatre", "seat_A2"), idem("hold-2"), fromShop())
 	h.mustHold(sk, holdBody("evt_theatre", "seat_A3"), idem("hold-2"))
+}
+
+// ordersFrom posts n general-admission orders of qty in parallel from the pk key
+// and returns how many were created and how many refused with 429.
+func (h *harness) ordersInParallel(pk, prefix string, n, qty int, opts ...reqOpt) (created, limited int, ids []string) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := h.post("/v1/orders", pk, gaBody("evt_concert_ga", qty), append([]reqOpt{idem(fmt.Sprintf("%s-%d", prefix, i)), fromShop()}, opts...)...)
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.StatusCode {
+			case http.StatusCreated:
+				created++
+				ids = append(ids, r.json(h.t)["id"].(string))
+			case http.StatusTooManyRequests:
+				if code, _ := r.errorCode(h.t); code != "rate_limited" {
+					h.t.Errorf("429 with code %q", code)
+				}
+				limited++
+			default:
+				h.t.Errorf("order: status %d: %s", r.StatusCode, r.body)
+			}
+		}()
+	}
+	wg.Wait()
+	return created, limited, ids
+}
+
+// A publishable key's client (IP, IPv6 /64) keeps at most 3 pending orders and
+// 10 units per event, however many requests it sends at once; the places come
+// back when an order is paid, cancelled or expires. Secret keys are not capped.
+func TestOrderCap_PublishableKeyPendingOrdersPerClientAndEvent(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	pk := h.pkKey(orgA)
+
+	created, limited, ids := h.ordersInParallel(pk, "par", 12, 1)
+	if created != 3 || limited != 9 {
+		t.Fatalf("12 parallel pk orders from one IP: %d created, %d refused; want 3 and 9", created, limited)
+	}
+	if a := h.tierAvailability(sk, "evt_concert", "evt_concert_ga"); num(t, a, "qty_sold") != 3 {
+		t.Fatalf("stock taken by capped orders: %v", a)
+	}
+	r := h.post("/v1/orders", pk, gaBody("evt_concert_ga", 1), idem("more"), fromShop())
+	wantError(t, r, http.StatusTooManyRequests, "rate_limited", "")
+	if r.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	// An IPv6 client is counted per /64; another IP, another event and a secret key are not capped by this one.
+	h.mustOrder(pk, "v6-a", gaBody("evt_concert_ga", 1), fromShop(), remoteAddr("[2001:db8::1]:1"))
+	h.mustOrder(pk, "v6-b", gaBody("evt_concert_ga", 1), fromShop(), remoteAddr("[2001:db8::2]:1"))
+	h.mustOrder(pk, "v6-c", gaBody("evt_concert_ga", 1), fromShop(), remoteAddr("[2001:db8::3]:1"))
+	wantError(t, h.post("/v1/orders", pk, gaBody("evt_concert_ga", 1), idem("v6-d"), fromShop(), remoteAddr("[2001:db8::4]:1")),
+		http.StatusTooManyRequests, "rate_limited", "")
+	h.mustOrder(pk, "v6-other", gaBody("evt_concert_ga", 1), fromShop(), remoteAddr("[2001:db8:0:1::1]:1"))
+	h.mustOrder(pk, "other-ip", gaBody("evt_concert_ga", 1), fromShop(), remoteAddr("198.51.100.7:5000"))
+	h.mustOrder(pk, "other-event", jsonBody("buyer", anna, "standing_items", []any{map[string]any{"tier_id": "tier_stand", "qty": 2}}), fromShop())
+	for i := range 5 {
+		h.mustOrder(sk, fmt.Sprintf("sk-%d", i), gaBody("evt_concert_ga", 1))
+	}
+
+	// Paid, cancelled: the place comes back at once.
+	h.mustPay(sk, ids[0])
+	h.mustOrder(pk, "after-paid", gaBody("evt_concert_ga", 1), fromShop())
+	wantError(t, h.post("/v1/orders", pk, gaBody("evt_concert_ga", 1), idem("after-paid-2"), fromShop()), http.StatusTooManyRequests, "rate_limited", "")
+	wantStatus(t, h.simulate(sk, ids[1], "cancelled"), http.StatusOK)
+	h.mustOrder(pk, "after-cancel", gaBody("evt_concert_ga", 1), fromShop())
+	// Expired: every pending order lapses; once expired (here by a read) the client may order again, up to the cap.
+	h.clk.Advance(16 * time.Minute)
+	orderIDs, _ := h.listOrders(sk, "status=cancelled&limit=100")
+	if len(orderIDs) < 3 {
+		t.Fatalf("expired orders: %v", orderIDs)
+	}
+	created, limited, _ = h.ordersInParallel(pk, "again", 6, 1)
+	if created != 3 || limited != 3 {
+		t.Fatalf("after expiry: %d created, %d refused; want 3 and 3", created, limited)
+	}
+}
+
+// Units count too: one client cannot take a tier's stock with a few large orders
+// (today: 16 orders of 10 emptied a tier of 150), nor by holding seats and
+// ordering them again and again: seats of unpaid orders stay counted.
+func TestOrderCap_PublishableKeyUnitsPerClientIncludeOrderedHeldSeats(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	pk := h.pkKey(orgA)
+	h.mustOrder(pk, "ten", gaBody("evt_concert_ga", 10), fromShop())
+	wantError(t, h.post("/v1/orders", pk, gaBody("evt_concert_ga", 1), idem("eleven"), fromShop()), http.StatusTooManyRequests, "rate_limited", "")
+
+	rows := [][]string{{"seat_A1", "seat_A2", "seat_A3", "seat_A4", "seat_A5"}, {"seat_B1", "seat_B2", "seat_B3", "seat_B4", "seat_B5"}, {"seat_C1", "seat_C2", "seat_C3", "seat_C4", "seat_C5"}}
+	for i, row := range rows {
+		hold := h.mustHold(pk, holdBody("evt_theatre", row...), fromShop())
+		r := h.post("/v1/orders", pk, jsonBody("buyer", anna, "seat_reservation_ids", reservationIDs(hold)), idem(fmt.Sprintf("seats-%d", i)), fromShop())
+		if i < 2 {
+			wantStatus(t, r, http.StatusCreated)
+			continue
+		}
+		wantError(t, r, http.StatusTooManyRequests, "rate_limited", "")
+	}
 }

@@ -128,6 +128,7 @@ func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	s.HoldTTL, s.TestOrderTTL, s.LiveOrderTTL = cfg.HoldTTL, cfg.TestOrderTTL, cfg.LiveOrderTTL
 	s.TokenSecret = []byte(cfg.CursorSecret)
 	s.HoldIPRate, s.HoldIPMaxActive, s.HoldIPWindow = cfg.HoldIPRate, cfg.HoldIPMaxActive, time.Minute
+	s.OrderIPMaxPending, s.OrderIPMaxUnits = cfg.OrderIPPending, cfg.OrderIPUnits
 	return s
 }
 

@@ -32,6 +32,8 @@ type Config struct {
 	RefundDelay      time.Duration // TIX_REFUND_SETTLE_DELAY
 	HoldIPRate       int           // TIX_HOLD_IP_RATE
 	HoldIPMaxActive  int           // TIX_HOLD_IP_MAX_HOLDS
+	OrderIPPending   int           // TIX_ORDER_IP_MAX_PENDING
+	OrderIPUnits     int           // TIX_ORDER_IP_MAX_UNITS
 	QueuePrefix      string        // TIX_QUEUE_PREFIX
 	Webhooks         Webhooks
 	LogFormat        string // TIX_LOG_FORMAT: json | text
@@ -82,6 +84,8 @@ var Vars = []Var{
 	{"TIX_REFUND_SETTLE_DELAY", "30s", "how long the test SBP provider takes to return a refund's money"},
 	{"TIX_HOLD_IP_RATE", "20", "seat-hold requests per client IP per minute with a publishable key"},
 	{"TIX_HOLD_IP_MAX_HOLDS", "3", "concurrent active seat holds per client IP with a publishable key"},
+	{"TIX_ORDER_IP_MAX_PENDING", "3", "pending (unpaid) orders per client IP (IPv6: per /64) and event with a publishable key"},
+	{"TIX_ORDER_IP_MAX_UNITS", "10", "tickets and seats in pending orders per client IP (IPv6: per /64) and event with a publishable key"},
 	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
 	{"TIX_WEBHOOK_SCHEDULE", "0s,1m,5m,30m,2h,5h,10h,24h", "webhook attempts: the wait before the first attempt, then between attempts (its length is max_attempts)"},
 	{"TIX_WEBHOOK_TIMEOUT", "10s", "timeout of one webhook POST"},
@@ -146,6 +150,7 @@ func Load(getenv func(string) string) (Config, error) {
 		HoldTTL: dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
 		LiveOrderTTL: dur("TIX_LIVE_ORDER_TTL"), RefundDelay: dur("TIX_REFUND_SETTLE_DELAY"),
 		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
+		OrderIPPending: posInt("TIX_ORDER_IP_MAX_PENDING"), OrderIPUnits: posInt("TIX_ORDER_IP_MAX_UNITS"),
 		QueuePrefix: get("TIX_QUEUE_PREFIX"),
 		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
 	}

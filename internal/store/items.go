@@ -18,6 +18,7 @@ const (
 	skIdem      = "IDEM"
 	skHold      = "HOLD"
 	skHoldIP    = "HIP"
+	skClientCap = "PCAP"
 	skOrder     = "ORDER"
 	skTicket    = "TKT"
 	skEvent     = "EVENT"

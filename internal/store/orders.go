@@ -217,6 +217,11 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
 	}
+	capAt := -1
+	if o.ClientCap != nil {
+		capAt = len(items)
+		items = append(items, types.TransactWriteItem{Update: s.clientCapTake(o)})
+	}
 	items = append(items, pendingPut(s, o)) // last: the indexes above map failures
 	err = s.transact(ctx, "CreateOrder", items)
 	if err == nil {
@@ -229,11 +234,46 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			return ticketing.ErrOrderExists
 		case i == promoAt:
 			return ticketing.ErrPromoExhausted
+		case i == capAt:
+			return ticketing.ErrClientCap
 		default:
 			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
 		}
 	}
 	return fmt.Errorf("create order %s: %w", o.ID, err)
+}
+
+// clientCapPK is the counter of a client's pending publishable-key orders for one
+// event: n orders holding u units. It is taken in the order's creation
+// transaction, conditional on the limits, and given back in the transaction that
+// pays, cancels or expires the order, so it is exact under any concurrency.
+func clientCapPK(key string) string { return "PCAP#" + key }
+
+func (s *Store) clientCapTake(o *ticketing.Order) *types.Update {
+	c, e := o.ClientCap, newExprs()
+	n, u := e.n("n"), e.n("u")
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(clientCapPK(c.Key), skClientCap),
+		UpdateExpression: aws.String("ADD " + n + " " + e.d(1) + ", " + u + " " + e.d(int64(o.Quantity)) +
+			" SET " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
+		ConditionExpression: aws.String("(attribute_not_exists(" + n + ") OR " + n + " < " + e.d(int64(c.MaxOrders)) + ") AND " +
+			"(attribute_not_exists(" + u + ") OR " + u + " <= " + e.d(int64(c.MaxUnits-o.Quantity)) + ")"),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}
+}
+
+// clientCapGiveBack returns an order's place under its client's cap (nil for an
+// order of a secret key).
+func (s *Store) clientCapGiveBack(o *ticketing.Order) []types.TransactWriteItem {
+	if o.ClientCap == nil {
+		return nil
+	}
+	e := newExprs()
+	return []types.TransactWriteItem{{Update: &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(clientCapPK(o.ClientCap.Key), skClientCap),
+		UpdateExpression:         aws.String("ADD " + e.n("n") + " " + e.d(-1) + ", " + e.n("u") + " " + e.d(-int64(o.Quantity))),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}}}
 }
 
 // SetPayment stores the provider's payment on a pending order that has none.
@@ -338,6 +378,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 		return err
 	}
 	items = append(items, out, pendingDelete(s, o))
+	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
 		o.Version++
@@ -387,6 +428,7 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 		return err
 	}
 	items = append(items, out, pendingDelete(s, o))
+	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "CancelOrder", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged

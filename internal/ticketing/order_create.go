@@ -68,12 +68,21 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 		Discount: p.Discount, TotalPrice: p.Total, Promo: p.Promo, Buyer: buyer, ReturnURL: req.ReturnURL,
 		KeyID: c.KeyID, IdempotencyKey: rec.Key, CreatedAt: now, ExpiresAt: now.Add(s.orderTTL(c.Environment)),
 	}
+	if c.Publishable {
+		o.ClientCap = &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + o.EventID,
+			MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
+		if o.Quantity > o.ClientCap.MaxUnits {
+			return fail(s.clientCapError(o.ClientCap))
+		}
+	}
 	err = s.Store.CreateOrder(ctx, o, p.Event, now)
 	var se *StockError
 	switch {
 	case err == nil:
 	case errors.As(err, &se):
 		return fail(stockConflict(req, o, se))
+	case errors.Is(err, ErrClientCap):
+		return fail(s.clientCapError(o.ClientCap))
 	case errors.Is(err, ErrPromoExhausted):
 		return fail(Invalid("promo_code", "promo code %q has been used up", o.Promo.Code))
 	case errors.Is(err, ErrOrderExists):
@@ -92,6 +101,14 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	}
 	s.schedule(ctx, TimerOrderExpiry, o.ID, o.ExpiresAt)
 	return s.attachPayment(ctx, rec, o, prov)
+}
+
+// clientCapError is the 429 of a publishable-key order over its client's cap.
+// Pending orders end within the order lifetime; a minute is a fair first wait.
+func (s *Sales) clientCapError(c *ClientCap) error {
+	return &Error{Code: CodeRateLimited, RetryAfter: time.Minute,
+		Message: fmt.Sprintf("this IP address already has the most unpaid orders a storefront may keep for this event "+
+			"(at most %d pending orders and %d tickets); pay or cancel them, or wait until they expire", c.MaxOrders, c.MaxUnits)}
 }
 
 // CurrencyOf is the event's currency (RUB when the catalog leaves it empty).

@@ -22,6 +22,9 @@ var (
 	ErrPromoExhausted = errors.New("promo code exhausted")
 	// ErrIPRace: the per-IP hold record changed between read and write.
 	ErrIPRace = errors.New("per-IP hold record changed")
+	// ErrClientCap: the client already has the most pending orders or units a
+	// publishable key allows for the event.
+	ErrClientCap = errors.New("client's pending orders at their cap")
 	// ErrOrderExists: an order with this id exists already.
 	ErrOrderExists = errors.New("order exists")
 )
@@ -103,7 +106,9 @@ type SalesStore interface {
 
 	// CreateOrder writes a new pending order and takes its stock in one
 	// transaction: tier counters, seats (from their reservations, or free), the
-	// promo counter. A line without stock is a *StockError.
+	// promo counter, the client's pending counter (o.ClientCap: ErrClientCap when
+	// at its limits). A line without stock is a *StockError. ConfirmOrder and
+	// CancelOrder give the client's counter back in their transaction.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // nil when absent

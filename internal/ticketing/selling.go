@@ -39,12 +39,16 @@ type SalesSettings struct {
 	HoldIPRate      int
 	HoldIPWindow    time.Duration
 	HoldIPMaxActive int
+	// Publishable-key pending orders per client network and event.
+	OrderIPMaxPending int
+	OrderIPMaxUnits   int
 }
 
 // DefaultSalesSettings are the contract's figures and our documented choices.
 var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
 	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
+	OrderIPMaxPending: 3, OrderIPMaxUnits: 10,
 }
 
 // Caller is who makes a sales request.
