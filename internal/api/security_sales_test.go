@@ -163,3 +163,54 @@ func TestOrderCap_PublishableKeyUnitsPerClientIncludeOrderedHeldSeats(t *testing
 		wantError(t, r, http.StatusTooManyRequests, "rate_limited", "")
 	}
 }
+
+// Promo codes cannot be told apart by the answer (unknown, not started, for other
+// tiers, used up: one code, one message, one param), and a publishable key's
+// previews are budgeted per client IP, orders with a promo code included.
+func TestPromo_OneAnswerForEveryRejectedCodeAndPreviewsBudgetedPerClient(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	pk := h.pkKey(orgA)
+	h.mustOrder(sk, "use-once", gaBody("evt_concert_ga", 1, "promo_code", "ONCE"))
+
+	var messages []string
+	for _, code := range []string{"NOPE", "LATER", "VIPHALF", "ONCE", "ten-wrong"} {
+		for _, r := range []response{
+			h.post("/v1/orders/preview", sk, jsonBody("tier_id", "evt_concert_ga", "promo_code", code)),
+			h.post("/v1/orders", sk, gaBody("evt_concert_ga", 1, "promo_code", code), idem("try-"+code)),
+		} {
+			wantError(t, r, http.StatusBadRequest, "invalid_request", "promo_code")
+			messages = append(messages, r.json(t)["error"].(map[string]any)["message"].(string))
+		}
+	}
+	for _, m := range messages {
+		if m != messages[0] {
+			t.Fatalf("rejected promo codes are told apart: %q vs %q", messages[0], m)
+		}
+	}
+
+	h.srv.Sales.Settings.PreviewIPRate = 5
+	for i := range 5 {
+		code := fmt.Sprintf("GUESS%d", i)
+		wantError(t, h.post("/v1/orders/preview", pk, jsonBody("tier_id", "evt_concert_ga", "promo_code", code), fromShop()),
+			http.StatusBadRequest, "invalid_request", "promo_code")
+	}
+	r := h.post("/v1/orders/preview", pk, jsonBody("tier_id", "evt_concert_ga", "promo_code", "TEN"), fromShop())
+	wantError(t, r, http.StatusTooManyRequests, "rate_limited", "")
+	if ra := r.Header.Get("Retry-After"); ra == "" {
+		t.Error("429 without Retry-After")
+	}
+	// An order with a promo code draws from the same budget; one without does not.
+	wantError(t, h.post("/v1/orders", pk, gaBody("evt_concert_ga", 1, "promo_code", "TEN"), idem("pk-promo"), fromShop()),
+		http.StatusTooManyRequests, "rate_limited", "")
+	h.mustOrder(pk, "pk-plain", gaBody("evt_concert_ga", 1), fromShop())
+	// Another client has its own budget, and the secret key none.
+	wantStatus(t, h.post("/v1/orders/preview", pk, jsonBody("tier_id", "evt_concert_ga", "promo_code", "TEN"), fromShop(), remoteAddr("198.51.100.7:5000")), http.StatusOK)
+	for range 10 {
+		wantStatus(t, h.post("/v1/orders/preview", sk, jsonBody("tier_id", "evt_concert_ga", "promo_code", "TEN")), http.StatusOK)
+	}
+	// The next window admits the client again.
+	h.clk.Advance(time.Minute)
+	wantStatus(t, h.post("/v1/orders/preview", pk, jsonBody("tier_id", "evt_concert_ga", "promo_code", "TEN"), fromShop()), http.StatusOK)
+}

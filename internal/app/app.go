@@ -129,6 +129,7 @@ func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	s.TokenSecret = []byte(cfg.CursorSecret)
 	s.HoldIPRate, s.HoldIPMaxActive, s.HoldIPWindow = cfg.HoldIPRate, cfg.HoldIPMaxActive, time.Minute
 	s.OrderIPMaxPending, s.OrderIPMaxUnits = cfg.OrderIPPending, cfg.OrderIPUnits
+	s.PreviewIPRate, s.PreviewIPWindow = cfg.PreviewIPRate, time.Minute
 	return s
 }
 

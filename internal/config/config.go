@@ -34,6 +34,7 @@ type Config struct {
 	HoldIPMaxActive  int           // TIX_HOLD_IP_MAX_HOLDS
 	OrderIPPending   int           // TIX_ORDER_IP_MAX_PENDING
 	OrderIPUnits     int           // TIX_ORDER_IP_MAX_UNITS
+	PreviewIPRate    int           // TIX_PREVIEW_IP_RATE
 	QueuePrefix      string        // TIX_QUEUE_PREFIX
 	Webhooks         Webhooks
 	LogFormat        string // TIX_LOG_FORMAT: json | text
@@ -86,6 +87,7 @@ var Vars = []Var{
 	{"TIX_HOLD_IP_MAX_HOLDS", "3", "concurrent active seat holds per client IP with a publishable key"},
 	{"TIX_ORDER_IP_MAX_PENDING", "3", "pending (unpaid) orders per client IP (IPv6: per /64) and event with a publishable key"},
 	{"TIX_ORDER_IP_MAX_UNITS", "10", "tickets and seats in pending orders per client IP (IPv6: per /64) and event with a publishable key"},
+	{"TIX_PREVIEW_IP_RATE", "30", "order previews, and orders with a promo code, per client IP (IPv6: per /64) per minute with a publishable key"},
 	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
 	{"TIX_WEBHOOK_SCHEDULE", "0s,1m,5m,30m,2h,5h,10h,24h", "webhook attempts: the wait before the first attempt, then between attempts (its length is max_attempts)"},
 	{"TIX_WEBHOOK_TIMEOUT", "10s", "timeout of one webhook POST"},
@@ -151,8 +153,9 @@ func Load(getenv func(string) string) (Config, error) {
 		LiveOrderTTL: dur("TIX_LIVE_ORDER_TTL"), RefundDelay: dur("TIX_REFUND_SETTLE_DELAY"),
 		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
 		OrderIPPending: posInt("TIX_ORDER_IP_MAX_PENDING"), OrderIPUnits: posInt("TIX_ORDER_IP_MAX_UNITS"),
-		QueuePrefix: get("TIX_QUEUE_PREFIX"),
-		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
+		PreviewIPRate: posInt("TIX_PREVIEW_IP_RATE"),
+		QueuePrefix:   get("TIX_QUEUE_PREFIX"),
+		LogFormat:     get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
 	}
 	schedule, err := webhook.ParseSchedule(get("TIX_WEBHOOK_SCHEDULE"))
 	if err != nil {

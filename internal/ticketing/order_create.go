@@ -25,6 +25,11 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 	if err != nil {
 		return nil, err
 	}
+	if req.PromoCode != nil {
+		if err := s.admitPromoTry(ctx, c); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	hash := requestHash(req)
 	rec := &Idempotency{
@@ -84,7 +89,7 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	case errors.Is(err, ErrClientCap):
 		return fail(s.clientCapError(o.ClientCap))
 	case errors.Is(err, ErrPromoExhausted):
-		return fail(Invalid("promo_code", "promo code %q has been used up", o.Promo.Code))
+		return fail(promoRejected())
 	case errors.Is(err, ErrOrderExists):
 		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
 	default:

@@ -93,6 +93,9 @@ type SalesStore interface {
 
 	AdmitHoldIP(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (state HoldIPState, admitted bool, reset time.Time, err error)
 	GetHoldIP(ctx context.Context, key string) (HoldIPState, error)
+	// AdmitClientRate counts a request against the fixed-window budget under key
+	// (limit per window, shared by every instance); false when it is spent.
+	AdmitClientRate(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (admitted bool, reset time.Time, err error)
 	ForgetHoldIP(ctx context.Context, key, holdID string) error
 	// CreateHold takes every seat (free, or held/reserved past its expiry) and
 	// writes the hold, its idempotency record (optional) and the per-IP update

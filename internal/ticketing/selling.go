@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"net/netip"
@@ -42,13 +43,17 @@ type SalesSettings struct {
 	// Publishable-key pending orders per client network and event.
 	OrderIPMaxPending int
 	OrderIPMaxUnits   int
+	// Publishable-key price previews (and orders with a promo code) per client
+	// network per PreviewIPWindow: promo codes cannot be guessed faster.
+	PreviewIPRate   int
+	PreviewIPWindow time.Duration
 }
 
 // DefaultSalesSettings are the contract's figures and our documented choices.
 var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
 	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
-	OrderIPMaxPending: 3, OrderIPMaxUnits: 10,
+	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
 }
 
 // Caller is who makes a sales request.
@@ -73,6 +78,26 @@ func ClientNetwork(ip string) string {
 	}
 	p, _ := a.WithZone("").Prefix(64)
 	return p.String()
+}
+
+// admitPromoTry counts a publishable key's preview, or order with a promo code,
+// against its client's budget (429 when spent). Secret keys are not limited here.
+func (s *Sales) admitPromoTry(ctx context.Context, c Caller) error {
+	if !c.Publishable {
+		return nil
+	}
+	now := s.now()
+	ok, reset, err := s.Store.AdmitClientRate(ctx, "promo#"+c.OrganizerID+"#"+string(c.Environment)+"#"+c.IP,
+		s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &Error{Code: CodeRateLimited, RetryAfter: reset.Sub(now),
+			Message: fmt.Sprintf("too many price previews from this IP address (at most %d per %s, orders with a promo code included); retry after the Retry-After delay",
+				s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow)}
+	}
+	return nil
 }
 
 // idemScope namespaces the caller's Idempotency-Keys. A secret key's share the
