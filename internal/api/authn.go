@@ -130,6 +130,36 @@ func (s *Server) checkKey(r *http.Request, rt *route, key *auth.Key, keyType aut
 	return nil
 }
 
+// pollTokenPrefix starts every poll token; keys start with sk_ or pk_.
+const pollTokenPrefix = "pt_"
+
+// pollToken returns the poll token a request carries instead of a key, in the
+// order of preference: Authorization: Bearer pt_..., the Tix-Poll-Token header,
+// the poll_token query parameter (which ends up in access logs: the headers are
+// preferred). A request with a key in Authorization carries no poll token.
+func pollToken(r *http.Request) (string, bool) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		tok = strings.TrimSpace(tok)
+		if ok && strings.EqualFold(scheme, "Bearer") && strings.HasPrefix(tok, pollTokenPrefix) {
+			return tok, true
+		}
+		return "", false
+	}
+	if v := r.Header.Values("Tix-Poll-Token"); len(v) > 0 {
+		return v[0], true
+	}
+	if r.URL.Query().Has("poll_token") {
+		return r.URL.Query().Get("poll_token"), true
+	}
+	return "", false
+}
+
+func hasPollToken(r *http.Request) bool {
+	_, ok := pollToken(r)
+	return ok
+}
+
 func setBudgetHeaders(w http.ResponseWriter, b auth.Budget, now time.Time) {
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(b.Limit))

@@ -279,7 +279,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A poll token stands in for a key on the order status routes (contract
 	// section 5 rule 8); the handler checks it.
-	byPollToken := match.pollToken && r.Header.Get("Authorization") == "" && r.URL.Query().Has("poll_token")
+	byPollToken := match.pollToken && hasPollToken(r)
 	if !match.public && !byPollToken {
 		var err error
 		if r, err = rt.s.authenticate(w, r, match); err != nil {
@@ -334,7 +334,7 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Access-Control-Expose-Headers", "Tix-Request-Id, Tix-Version, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Tix-Poll-Token")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return true

@@ -320,15 +320,17 @@ func seesPII(c *caller) bool {
 // getOrder serves GET /orders/{id} and POST /orders/{id}/check-status, with a
 // key or with the order's poll token.
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
-	q, err := newQuery(r, "poll_token")
-	if err != nil {
+	// Unknown or repeated query parameters are 400 (poll_token is the only one).
+	if _, err := newQuery(r, "poll_token"); err != nil {
 		return err
 	}
 	id := r.PathValue("id")
 	c := callerOf(r.Context())
 	var o *ticketing.Order
+	var err error
 	if c == nil {
-		if o, err = s.Sales.OrderByPollToken(r.Context(), id, q.str("poll_token")); err != nil {
+		token, _ := pollToken(r)
+		if o, err = s.Sales.OrderByPollToken(r.Context(), id, token); err != nil {
 			return err
 		}
 	} else if o, err = s.Sales.Order(r.Context(), c.tenant(), id); err != nil {

@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -213,4 +214,37 @@ func TestPromo_OneAnswerForEveryRejectedCodeAndPreviewsBudgetedPerClient(t *test
 	// The next window admits the client again.
 	h.clk.Advance(time.Minute)
 	wantStatus(t, h.post("/v1/orders/preview", pk, jsonBody("tier_id", "evt_concert_ga", "promo_code", "TEN"), fromShop()), http.StatusOK)
+}
+
+// The poll token also travels in a header (preferred: query strings are logged):
+// Tix-Poll-Token, or Authorization: Bearer pt_... (told from keys by its prefix).
+func TestPollToken_AcceptedInHeaders(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	o := h.mustOrder(sk, "poll-1", gaBody("evt_concert_ga", 1))
+	id, tok := o["id"].(string), o["poll_token"].(string)
+	for name, opt := range map[string]reqOpt{
+		"Tix-Poll-Token":       header("Tix-Poll-Token", tok),
+		"Authorization Bearer": bearer(tok),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := h.do("GET", "/v1/orders/"+id, "", opt)
+			wantStatus(t, r, http.StatusOK)
+			if got := r.json(t); got["id"] != id || got["buyer"] != nil {
+				t.Fatalf("poll by header: %s", r.body)
+			}
+			wantStatus(t, h.do("POST", "/v1/orders/"+id+"/check-status", "", opt), http.StatusOK)
+		})
+	}
+	wantError(t, h.do("GET", "/v1/orders/"+id, "", header("Tix-Poll-Token", "pt_wrong")), http.StatusUnauthorized, "unauthorized", "")
+	wantError(t, h.do("GET", "/v1/orders/"+id, "", bearer("pt_wrong")), http.StatusUnauthorized, "unauthorized", "")
+	// A poll token is no key elsewhere.
+	wantError(t, h.do("GET", "/v1/events", "", bearer(tok)), http.StatusUnauthorized, "unauthorized", "")
+	// Browsers may send the header cross-origin.
+	r := h.do("OPTIONS", "/v1/orders/"+id, "", header("Origin", shopOrigin), header("Access-Control-Request-Method", "GET"))
+	wantStatus(t, r, http.StatusNoContent)
+	if !strings.Contains(r.Header.Get("Access-Control-Allow-Headers"), "Tix-Poll-Token") {
+		t.Errorf("preflight allows %q", r.Header.Get("Access-Control-Allow-Headers"))
+	}
 }
