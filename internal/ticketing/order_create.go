@@ -81,6 +81,9 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 		}
 	}
 	err = s.Store.CreateOrder(ctx, o, p.Event, now)
+	if errors.Is(err, ErrClientCap) && s.expireClientOverdue(ctx, o.ClientCap.Key, now) {
+		err = s.Store.CreateOrder(ctx, o, p.Event, now) // once: the client's overdue orders gave their places back
+	}
 	var se *StockError
 	switch {
 	case err == nil:
@@ -106,6 +109,28 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	}
 	s.schedule(ctx, TimerOrderExpiry, o.ID, o.ExpiresAt)
 	return s.attachPayment(ctx, rec, o, prov)
+}
+
+// expireClientOverdue expires the client's counted orders that are overdue but
+// whose expiry timer has not run yet (each once, whoever gets there first), so
+// that a client at its cap gets its places back on time; it reports whether any
+// was found.
+func (s *Sales) expireClientOverdue(ctx context.Context, key string, now time.Time) bool {
+	ids, err := s.Store.ClientCapOverdue(ctx, key, now)
+	if err != nil {
+		slog.WarnContext(ctx, "read client's overdue orders", "error", err)
+		return false
+	}
+	for _, id := range ids {
+		o, err := s.Store.GetOrder(ctx, id)
+		if err == nil && o != nil {
+			_, err = s.current(ctx, o)
+		}
+		if err != nil {
+			slog.WarnContext(ctx, "expire client's overdue order", "order_id", id, "error", err)
+		}
+	}
+	return len(ids) > 0
 }
 
 // clientCapError is the 429 of a publishable-key order over its client's cap.

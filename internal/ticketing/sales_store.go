@@ -113,6 +113,9 @@ type SalesStore interface {
 	// at its limits). A line without stock is a *StockError. ConfirmOrder and
 	// CancelOrder give the client's counter back in their transaction.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
+	// ClientCapOverdue lists the orders counted in a client's pending-order
+	// counter (ClientCap.Key) whose expiry is at or before now.
+	ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error)
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // nil when absent
 	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
