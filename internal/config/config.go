@@ -148,15 +148,15 @@ func Load(getenv func(string) string) (Config, error) {
 		CursorSecret:   get("TIX_CURSOR_SECRET"),
 		ReadsPerWindow: posInt("TIX_RATE_READS"), WritesPerWindow: posInt("TIX_RATE_WRITES"), RateWindow: dur("TIX_RATE_WINDOW"),
 		MaxBodyBytes: int64(posInt("TIX_MAX_BODY_BYTES")),
-		KeyCacheTTL:  nonNegDur("TIX_KEY_CACHE_TTL"), KeyMissTTL: nonNegDur("TIX_KEY_MISS_TTL"), HealthCacheTTL: nonNegDur("TIX_HEALTH_CACHE_TTL"),
-		HoldTTL: dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
+		HoldTTL:      dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
 		LiveOrderTTL: dur("TIX_LIVE_ORDER_TTL"), RefundDelay: dur("TIX_REFUND_SETTLE_DELAY"),
 		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
-		OrderIPPending: posInt("TIX_ORDER_IP_MAX_PENDING"), OrderIPUnits: posInt("TIX_ORDER_IP_MAX_UNITS"),
-		PreviewIPRate: posInt("TIX_PREVIEW_IP_RATE"),
-		QueuePrefix:   get("TIX_QUEUE_PREFIX"),
-		LogFormat:     get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
+		QueuePrefix: get("TIX_QUEUE_PREFIX"),
+		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
 	}
+	c.KeyCacheTTL, c.KeyMissTTL, c.HealthCacheTTL = nonNegDur("TIX_KEY_CACHE_TTL"), nonNegDur("TIX_KEY_MISS_TTL"), nonNegDur("TIX_HEALTH_CACHE_TTL")
+	c.OrderIPPending, c.OrderIPUnits = posInt("TIX_ORDER_IP_MAX_PENDING"), posInt("TIX_ORDER_IP_MAX_UNITS")
+	c.PreviewIPRate = posInt("TIX_PREVIEW_IP_RATE")
 	schedule, err := webhook.ParseSchedule(get("TIX_WEBHOOK_SCHEDULE"))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("TIX_WEBHOOK_SCHEDULE=%q: %v", get("TIX_WEBHOOK_SCHEDULE"), err))

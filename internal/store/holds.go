@@ -207,6 +207,10 @@ func (s *Store) AdmitHoldIP(ctx context.Context, key string, limit int, window t
 	return ticketing.HoldIPState{}, false, reset, errors.New("count hold request: rate window kept moving")
 }
 
+func clientRatePK(key string, win int64) string {
+	return "CRL#" + key + "#" + strconv.FormatInt(win, 10)
+}
+
 // AdmitClientRate counts one request against a fixed-window budget of limit per
 // window under key (a client of a publishable key): one conditional write on the
 // window's own item, so a new window needs no reset and instances share the budget.
@@ -215,7 +219,7 @@ func (s *Store) AdmitClientRate(ctx context.Context, key string, limit int, wind
 	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
 	e := newExprs()
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: keyOf(clientRatePK(key, win), skClientRate),
+		TableName: aws.String(s.table), Key: keyOf(clientRatePK(key, win), skClientRL),
 		UpdateExpression: aws.String("ADD " + e.n("n") + " " + e.d(1) + " SET " + e.n("ttl") + " = " +
 			e.v(num(strconv.FormatInt(reset.Add(housekeeping).Unix(), 10)))),
 		ConditionExpression:      aws.String("attribute_not_exists(" + e.n("n") + ") OR " + e.n("n") + " < " + e.d(int64(limit))),

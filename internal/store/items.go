@@ -10,22 +10,22 @@ import (
 
 // Key shapes of the single table; README.md lists every access pattern.
 const (
-	skOrganizer  = "ORG"
-	skKey        = "KEY"
-	skEventMeta  = "META"
-	orgListPK    = "ORGS"
-	skTier       = "TIER"
-	skIdem       = "IDEM"
-	skHold       = "HOLD"
-	skHoldIP     = "HIP"
-	skClientCap  = "PCAP"
-	skClientRate = "CRL"
-	skOrder      = "ORDER"
-	skTicket     = "TKT"
-	skEvent      = "EVENT"
-	skEndpoint   = "WHE"
-	skCount      = "COUNT"
-	skOutbound   = "WRL"
+	skOrganizer = "ORG"
+	skKey       = "KEY"
+	skEventMeta = "META"
+	orgListPK   = "ORGS"
+	skTier      = "TIER"
+	skIdem      = "IDEM"
+	skHold      = "HOLD"
+	skHoldIP    = "HIP"
+	skClientCap = "PCAP"
+	skClientRL  = "CRL"
+	skOrder     = "ORDER"
+	skTicket    = "TKT"
+	skEvent     = "EVENT"
+	skEndpoint  = "WHE"
+	skCount     = "COUNT"
+	skOutbound  = "WRL"
 )
 
 func orgPK(id string) string              { return "ORG#" + id }
@@ -41,16 +41,13 @@ func stockSeatSK(occ, seat string) string { return occ + "#S#" + seat }
 func tierPK(id string) string             { return "TIER#" + id }
 func holdPK(id string) string             { return "HOLD#" + id }
 func holdIPPK(key string) string          { return "HIP#" + key }
-func clientRatePK(key string, win int64) string {
-	return "CRL#" + key + "#" + strconv.FormatInt(win, 10)
-}
-func orderPK(id string) string           { return "ORD#" + id }
-func orderListPK(org, env string) string { return "ORDERS#" + org + "#" + env }
-func ticketPK(env, number string) string { return "TKT#" + env + "#" + number }
-func outboxPK(id string) string          { return "OEVT#" + id }
-func promoSK(code string) string         { return "PROMO#" + code }
-func mapChunkSK(i int) string            { return "MAP#" + pad3(i) }
-func sortTime(t time.Time) string        { return t.UTC().Format(time.RFC3339) }
+func orderPK(id string) string            { return "ORD#" + id }
+func orderListPK(org, env string) string  { return "ORDERS#" + org + "#" + env }
+func ticketPK(env, number string) string  { return "TKT#" + env + "#" + number }
+func outboxPK(id string) string           { return "OEVT#" + id }
+func promoSK(code string) string          { return "PROMO#" + code }
+func mapChunkSK(i int) string             { return "MAP#" + pad3(i) }
+func sortTime(t time.Time) string         { return t.UTC().Format(time.RFC3339) }
 
 // Webhook key shapes (webhooks.go).
 func endpointPK(id string) string                 { return "WHE#" + id }
