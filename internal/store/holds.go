@@ -207,35 +207,6 @@ func (s *Store) AdmitHoldIP(ctx context.Context, key string, limit int, window t
 	return ticketing.HoldIPState{}, false, reset, errors.New("count hold request: rate window kept moving")
 }
 
-func clientRatePK(key string, win int64) string {
-	return "CRL#" + key + "#" + strconv.FormatInt(win, 10)
-}
-
-// AdmitClientRate counts one request against a fixed-window budget of limit per
-// window under key (a client of a publishable key): one conditional write on the
-// window's own item, so a new window needs no reset and instances share the budget.
-func (s *Store) AdmitClientRate(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (bool, time.Time, error) {
-	win := now.UnixMilli() / window.Milliseconds()
-	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
-	e := newExprs()
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: keyOf(clientRatePK(key, win), skClientRL),
-		UpdateExpression: aws.String("ADD " + e.n("n") + " " + e.d(1) + " SET " + e.n("ttl") + " = " +
-			e.v(num(strconv.FormatInt(reset.Add(housekeeping).Unix(), 10)))),
-		ConditionExpression:      aws.String("attribute_not_exists(" + e.n("n") + ") OR " + e.n("n") + " < " + e.d(int64(limit))),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		ReturnConsumedCapacity: s.rcc(),
-	})
-	if _, ok := isConditionFailed(err); ok {
-		return false, reset, nil
-	}
-	if err != nil {
-		return false, reset, fmt.Errorf("count client request: %w", err)
-	}
-	s.record("AdmitClientRate", out.ConsumedCapacity)
-	return true, reset, nil
-}
-
 // GetHoldIP reads the per-IP record (strongly consistent).
 func (s *Store) GetHoldIP(ctx context.Context, key string) (ticketing.HoldIPState, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -242,69 +241,6 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 		}
 	}
 	return fmt.Errorf("create order %s: %w", o.ID, err)
-}
-
-// clientCapPK is the counter of a client's pending publishable-key orders for one
-// event: n orders holding u units. It is taken in the order's creation
-// transaction, conditional on the limits, and given back in the transaction that
-// pays, cancels or expires the order, so it is exact under any concurrency.
-func clientCapPK(key string) string { return "PCAP#" + key }
-
-// clientCapOrder prefixes the counter's attribute per counted order (its expiry,
-// Unix ms), which tells which counted orders are overdue.
-const clientCapOrder = "o_"
-
-// ClientCapOverdue returns the counted orders of a client's counter whose expiry
-// is at or before now (their expiry timer has not run yet).
-func (s *Store) ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(clientCapPK(key), skClientCap), ConsistentRead: aws.Bool(true),
-		ReturnConsumedCapacity: s.rcc(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read client's pending orders: %w", err)
-	}
-	s.record("ClientCapOverdue", out.ConsumedCapacity)
-	var ids []string
-	for name, v := range out.Item {
-		id, ok := strings.CutPrefix(name, clientCapOrder)
-		n, isNum := v.(*types.AttributeValueMemberN)
-		if !ok || !isNum {
-			continue
-		}
-		if ms, err := strconv.ParseInt(n.Value, 10, 64); err == nil && ms <= now.UnixMilli() {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
-}
-
-func (s *Store) clientCapTake(o *ticketing.Order) *types.Update {
-	c, e := o.ClientCap, newExprs()
-	n, u := e.n("n"), e.n("u")
-	return &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(clientCapPK(c.Key), skClientCap),
-		UpdateExpression: aws.String("ADD " + n + " " + e.d(1) + ", " + u + " " + e.d(int64(o.Quantity)) +
-			" SET " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt)) + ", " + e.n(clientCapOrder+o.ID) + " = " + e.ms(o.ExpiresAt)),
-		ConditionExpression: aws.String("(attribute_not_exists(" + n + ") OR " + n + " < " + e.d(int64(c.MaxOrders)) + ") AND " +
-			"(attribute_not_exists(" + u + ") OR " + u + " <= " + e.d(int64(c.MaxUnits-o.Quantity)) + ")"),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-	}
-}
-
-// clientCapGiveBack returns an order's place under its client's cap (nil for an
-// order of a secret key).
-func (s *Store) clientCapGiveBack(o *ticketing.Order) []types.TransactWriteItem {
-	if o.ClientCap == nil {
-		return nil
-	}
-	e := newExprs()
-	return []types.TransactWriteItem{{Update: &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(clientCapPK(o.ClientCap.Key), skClientCap),
-		UpdateExpression: aws.String("ADD " + e.n("n") + " " + e.d(-1) + ", " + e.n("u") + " " + e.d(-int64(o.Quantity)) +
-			" REMOVE " + e.n(clientCapOrder+o.ID)),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-	}}}
 }
 
 // SetPayment stores the provider's payment on a pending order that has none.
