@@ -163,7 +163,7 @@ func TestAdmit_ConcurrentRequestsNeverExceedTheBudget(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < each; i++ {
-					_, b, err := st.Admit(ctx, auth.Hash(secret), "read", limit, time.Minute, window.Add(time.Duration(i)*time.Second))
+					b, err := st.Admit(ctx, auth.Hash(secret), "read", limit, time.Minute, window.Add(time.Duration(i)*time.Second))
 					if err != nil {
 						t.Error(err)
 						return
@@ -181,7 +181,7 @@ func TestAdmit_ConcurrentRequestsNeverExceedTheBudget(t *testing.T) {
 			t.Fatalf("window %v: admitted %d refused %d, want exactly %d admitted", window, admitted.Load(), refused.Load(), limit)
 		}
 	}
-	if _, _, err := st.Admit(ctx, auth.Hash("sk_test_unknown"), "read", limit, time.Minute, t0); err != auth.ErrUnknownKey {
+	if _, err := st.Admit(ctx, auth.Hash("sk_test_unknown"), "read", limit, time.Minute, t0); err != auth.ErrUnknownKey {
 		t.Fatalf("unknown key: %v", err)
 	}
 }

@@ -44,8 +44,10 @@ func clientIP(r *http.Request) string {
 
 // authenticate runs contract section 5 for a keyed route: 401 for a missing,
 // malformed, unknown, revoked or expired key; 403 for a pk key on an sk route,
-// a disallowed origin or IP, a missing scope; 429 over budget. The key lookup and
-// the budget are one conditional write (store.Admit).
+// a disallowed origin or IP, a missing scope; 429 over budget. The key is read
+// (through the process's key cache) and checked first; only a request that
+// passed every check is charged to the key's budget, so nobody can spend a key's
+// budget from a place the key does not work from.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route) (*http.Request, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
@@ -61,30 +63,52 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route)
 		return r, unauthorized("Malformed API key: expected sk_test_..., pk_test_..., sk_live_... or pk_live_... as issued in the dashboard")
 	}
 	now := s.Clock.Now()
-	limit := s.Limits.ReadsPerWindow
-	if rt.bucket == bucketWrite {
-		limit = s.Limits.WritesPerWindow
-	}
-	key, budget, err := s.Keys.Admit(r.Context(), auth.Hash(secret), rt.bucket, limit, s.Limits.Window, now)
+	hash := auth.Hash(secret)
+	key, err := s.lookupKey(r.Context(), hash, now)
 	if errors.Is(err, auth.ErrUnknownKey) {
 		return r, unauthorized("Invalid API key: it does not exist. Check that you copied the whole key")
 	}
 	if err != nil {
 		return r, err
 	}
-	if key.Type != keyType || key.Environment != env {
-		return r, unauthorized("Invalid API key")
+	if err := s.checkKey(r, rt, key, keyType, env, now); err != nil {
+		return r, err
 	}
-	if key.RevokedAt != nil {
+	limit := s.Limits.ReadsPerWindow
+	if rt.bucket == bucketWrite {
+		limit = s.Limits.WritesPerWindow
+	}
+	budget, err := s.Keys.Admit(r.Context(), hash, rt.bucket, limit, s.Limits.Window, now)
+	switch {
+	case errors.Is(err, auth.ErrUnknownKey), errors.Is(err, auth.ErrKeyRevoked):
+		s.keys.forget(hash)
 		return r, unauthorized("This API key was revoked; create a new one in the dashboard")
-	}
-	if !key.Usable(now) {
-		return r, unauthorized("This API key has expired; create a new one in the dashboard")
+	case err != nil:
+		return r, err
 	}
 	setBudgetHeaders(w, budget, now)
+	if !budget.Admitted {
+		return r, &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: budget.Reset.Sub(now),
+			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " for this key exceeded; retry after the number of seconds in Retry-After"}
+	}
+	return r.WithContext(context.WithValue(r.Context(), ctxCaller, &caller{key: key, budget: budget})), nil
+}
+
+// checkKey applies every rule that binds a key (type, environment, revocation,
+// expiry, origin, IP allow-list, scope) before anything is charged to it.
+func (s *Server) checkKey(r *http.Request, rt *route, key *auth.Key, keyType auth.KeyType, env ticketing.Environment, now time.Time) error {
+	if key.Type != keyType || key.Environment != env {
+		return unauthorized("Invalid API key")
+	}
+	if key.RevokedAt != nil {
+		return unauthorized("This API key was revoked; create a new one in the dashboard")
+	}
+	if !key.Usable(now) {
+		return unauthorized("This API key has expired; create a new one in the dashboard")
+	}
 	if key.Type == auth.Publishable {
 		if rt.skOnly {
-			return r, ticketing.Errorf(ticketing.CodeForbidden, "This endpoint needs a secret key (sk_); publishable keys (pk_) cannot call it")
+			return ticketing.Errorf(ticketing.CodeForbidden, "This endpoint needs a secret key (sk_); publishable keys (pk_) cannot call it")
 		}
 		origin := r.Header.Get("Origin")
 		if !key.OriginAllowed(origin) {
@@ -92,22 +116,48 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route)
 			if origin == "" {
 				msg = "Publishable keys work only from a browser on an allowed origin: the request has no Origin header"
 			}
-			return r, &ticketing.Error{Code: ticketing.CodeOriginNotAllowed, Message: msg, Param: "origin"}
+			return &ticketing.Error{Code: ticketing.CodeOriginNotAllowed, Message: msg, Param: "origin"}
 		}
 	}
 	if key.Type == auth.Secret && !key.IPAllowed(clientIP(r)) {
-		return r, &ticketing.Error{Code: ticketing.CodeIPNotAllowed, Param: "ip",
+		return &ticketing.Error{Code: ticketing.CodeIPNotAllowed, Param: "ip",
 			Message: "Requests from " + clientIP(r) + " are not in this secret key's IP allow-list"}
 	}
 	if rt.scope != "" && !key.HasScope(rt.scope) {
-		return r, &ticketing.Error{Code: ticketing.CodeInsufficientScope, Param: "scope",
+		return &ticketing.Error{Code: ticketing.CodeInsufficientScope, Param: "scope",
 			Message: "This key lacks the scope " + rt.scope + " that this endpoint requires"}
 	}
-	if !budget.Admitted {
-		return r, &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: budget.Reset.Sub(now),
-			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " for this key exceeded; retry after the number of seconds in Retry-After"}
+	return nil
+}
+
+// pollTokenPrefix starts every poll token; keys start with sk_ or pk_.
+const pollTokenPrefix = "pt_"
+
+// pollToken returns the poll token a request carries instead of a key, in the
+// order of preference: Authorization: Bearer pt_..., the Tix-Poll-Token header,
+// the poll_token query parameter (which ends up in access logs: the headers are
+// preferred). A request with a key in Authorization carries no poll token.
+func pollToken(r *http.Request) (string, bool) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		tok = strings.TrimSpace(tok)
+		if ok && strings.EqualFold(scheme, "Bearer") && strings.HasPrefix(tok, pollTokenPrefix) {
+			return tok, true
+		}
+		return "", false
 	}
-	return r.WithContext(context.WithValue(r.Context(), ctxCaller, &caller{key: key, budget: budget})), nil
+	if v := r.Header.Values("Tix-Poll-Token"); len(v) > 0 {
+		return v[0], true
+	}
+	if r.URL.Query().Has("poll_token") {
+		return r.URL.Query().Get("poll_token"), true
+	}
+	return "", false
+}
+
+func hasPollToken(r *http.Request) bool {
+	_, ok := pollToken(r)
+	return ok
 }
 
 func setBudgetHeaders(w http.ResponseWriter, b auth.Budget, now time.Time) {

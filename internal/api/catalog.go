@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"tix/internal/ticketing"
@@ -54,18 +55,37 @@ type healthJSON struct {
 // health checks the database with a short timeout; no key, no side effects.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	err := s.Health.Ping(ctx)
+	up := s.probe.probe(r.Context(), s.Health, s.Clock.Now(), s.Limits.HealthCacheTTL)
 	h := healthJSON{Status: "ok", DB: "up", Version: APIVersion}
 	status := http.StatusOK
-	if err != nil {
+	if !up {
 		h.Status, h.DB, status = "degraded", "down", http.StatusServiceUnavailable
 	}
 	h.ResponseTimeMS = time.Since(start).Milliseconds()
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, status, h)
 	return nil
+}
+
+// healthCache keeps the last database probe for a few seconds, so that
+// GET /health (no key, anyone may call it) does not reach DynamoDB on every call.
+type healthCache struct {
+	mu    sync.Mutex
+	up    bool
+	until time.Time
+}
+
+func (c *healthCache) probe(ctx context.Context, db HealthChecker, now time.Time, ttl time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now.Before(c.until) {
+		return c.up
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c.up = db.Ping(ctx) == nil
+	c.until = now.Add(ttl)
+	return c.up
 }
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {

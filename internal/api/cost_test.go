@@ -42,21 +42,24 @@ func bigSeatedEvent(org, id string, n int) *ticketing.Event {
 	return e
 }
 
-// capacityLog counts catalog requests and their units; the per-request key
-// lookup and rate-limit write (Admit) is counted apart.
+// capacityLog counts catalog requests and their units; the key lookup
+// (LookupKey, cached per process) and the rate-limit write (Admit) are counted apart.
 type capacityLog struct {
 	mu         sync.Mutex
 	requests   int
 	units      float64
 	admitUnits float64
+	keyUnits   float64
 }
 
 func (c *capacityLog) record(op string, cc *types.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if op == "Admit" {
-		if cc != nil && cc.CapacityUnits != nil {
+	if op == "Admit" || op == "LookupKey" {
+		if cc != nil && cc.CapacityUnits != nil && op == "Admit" {
 			c.admitUnits += *cc.CapacityUnits
+		} else if cc != nil && cc.CapacityUnits != nil {
+			c.keyUnits += *cc.CapacityUnits
 		}
 		return
 	}
@@ -109,7 +112,8 @@ func TestCatalogReads_DynamoDBRequestsAndReadUnits(t *testing.T) {
 		return log.take()
 	}
 	wantStatus(t, h.get("/v1/ping", sk), 200)
-	t.Logf("%-32s 1 conditional write, %.1f write units", "authentication + rate limit", log.admitUnits)
+	t.Logf("%-32s 1 conditional write, %.1f write units", "rate limit", log.admitUnits)
+	t.Logf("%-32s 1 GetItem per process per TIX_KEY_CACHE_TTL, %.1f read units", "key lookup", log.keyUnits)
 	for _, c := range []struct {
 		name, target string
 		maxRequests  int

@@ -16,11 +16,18 @@ import (
 // fakeKeys admits one key without storage: for router behaviour that needs no data.
 type fakeKeys struct{ key *auth.Key }
 
-func (f fakeKeys) Admit(context.Context, string, string, int, time.Duration, time.Time) (*auth.Key, auth.Budget, error) {
+func (f fakeKeys) LookupKey(context.Context, string) (*auth.Key, error) {
 	if f.key == nil {
-		return nil, auth.Budget{}, auth.ErrUnknownKey
+		return nil, auth.ErrUnknownKey
 	}
-	return f.key, auth.Budget{Limit: 10, Remaining: 9, Reset: time.Now().Add(time.Minute), Admitted: true}, nil
+	return f.key, nil
+}
+
+func (f fakeKeys) Admit(context.Context, string, string, int, time.Duration, time.Time) (auth.Budget, error) {
+	if f.key == nil {
+		return auth.Budget{}, auth.ErrUnknownKey
+	}
+	return auth.Budget{Limit: 10, Remaining: 9, Reset: time.Now().Add(time.Minute), Admitted: true}, nil
 }
 
 func serve(t *testing.T, rt *route, key *auth.Key, req *http.Request) (*httptest.ResponseRecorder, errorBody) {

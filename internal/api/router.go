@@ -36,9 +36,12 @@ const (
 // AllGroups is every group (the local runner serves them all).
 var AllGroups = []Group{GroupCatalog, GroupHolds, GroupOrders, GroupWebhooks}
 
-// KeyStore authenticates a key hash and counts the request against its budget.
+// KeyStore finds a key by the hash of its secret (auth.ErrUnknownKey when none
+// has it) and counts an authenticated request against its budget (conditional
+// on the key existing unrevoked: auth.ErrUnknownKey, auth.ErrKeyRevoked).
 type KeyStore interface {
-	Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (*auth.Key, auth.Budget, error)
+	LookupKey(ctx context.Context, hash string) (*auth.Key, error)
+	Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (auth.Budget, error)
 }
 
 // HealthChecker reports whether the database answers.
@@ -52,10 +55,14 @@ type Limits struct {
 	WritesPerWindow int           // order and hold creation
 	Window          time.Duration // fixed rate-limit window
 	MaxBodyBytes    int64
+	KeyCacheTTL     time.Duration // how long a process reuses a key it read (0: never)
+	KeyMissTTL      time.Duration // how long a process remembers that no key has a hash (0: never)
+	HealthCacheTTL  time.Duration // how long GET /health reuses its database probe (0: never)
 }
 
-// DefaultLimits are the contract's figures.
-var DefaultLimits = Limits{ReadsPerWindow: 600, WritesPerWindow: 60, Window: time.Minute, MaxBodyBytes: 64 << 10}
+// DefaultLimits are the contract's figures and our documented cache lifetimes.
+var DefaultLimits = Limits{ReadsPerWindow: 600, WritesPerWindow: 60, Window: time.Minute, MaxBodyBytes: 64 << 10,
+	KeyCacheTTL: 10 * time.Second, KeyMissTTL: time.Minute, HealthCacheTTL: 5 * time.Second}
 
 // Server holds the dependencies of the handlers.
 type Server struct {
@@ -67,6 +74,9 @@ type Server struct {
 	Webhooks *webhook.Service
 	Clock    clock.Clock
 	Limits   Limits
+
+	keys  keyCache
+	probe healthCache
 }
 
 // Rate-limit buckets.
@@ -275,7 +285,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A poll token stands in for a key on the order status routes (contract
 	// section 5 rule 8); the handler checks it.
-	byPollToken := match.pollToken && r.Header.Get("Authorization") == "" && r.URL.Query().Has("poll_token")
+	byPollToken := match.pollToken && hasPollToken(r)
 	if !match.public && !byPollToken {
 		var err error
 		if r, err = rt.s.authenticate(w, r, match); err != nil {
@@ -334,7 +344,7 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Access-Control-Expose-Headers", "Tix-Request-Id, Tix-Version, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Tix-Poll-Token")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return true

@@ -12,7 +12,7 @@ import (
 // salesCaller is the domain's view of the authenticated key.
 func salesCaller(r *http.Request) ticketing.Caller {
 	c := callerOf(r.Context())
-	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: clientIP(r)}
+	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: ticketing.ClientNetwork(clientIP(r))}
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1-255 printable ASCII characters.
@@ -320,13 +320,13 @@ func seesPII(c *caller) bool {
 // getOrder serves GET /orders/{id} and POST /orders/{id}/check-status, with a
 // key or with the order's poll token.
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
-	q := queryOf(r)
 	id := r.PathValue("id")
 	c := callerOf(r.Context())
 	var o *ticketing.Order
 	var err error
 	if c == nil {
-		if o, err = s.Sales.OrderByPollToken(r.Context(), id, q.str("poll_token")); err != nil {
+		token, _ := pollToken(r)
+		if o, err = s.Sales.OrderByPollToken(r.Context(), id, token); err != nil {
 			return err
 		}
 	} else if o, err = s.Sales.Order(r.Context(), c.tenant(), id); err != nil {

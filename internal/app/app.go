@@ -138,6 +138,8 @@ func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	s.HoldTTL, s.TestOrderTTL, s.LiveOrderTTL = cfg.HoldTTL, cfg.TestOrderTTL, cfg.LiveOrderTTL
 	s.TokenSecret = []byte(cfg.CursorSecret)
 	s.HoldIPRate, s.HoldIPMaxActive, s.HoldIPWindow = cfg.HoldIPRate, cfg.HoldIPMaxActive, time.Minute
+	s.OrderIPMaxPending, s.OrderIPMaxUnits = cfg.OrderIPPending, cfg.OrderIPUnits
+	s.PreviewIPRate, s.PreviewIPWindow = cfg.PreviewIPRate, time.Minute
 	return s
 }
 
@@ -152,6 +154,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
+			KeyCacheTTL: cfg.KeyCacheTTL, KeyMissTTL: cfg.KeyMissTTL, HealthCacheTTL: cfg.HealthCacheTTL,
 		},
 	}
 }

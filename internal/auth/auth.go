@@ -238,3 +238,7 @@ type Budget struct {
 
 // ErrUnknownKey is returned by a key lookup when no key has that hash.
 var ErrUnknownKey = errors.New("unknown key")
+
+// ErrKeyRevoked is returned when a budget is charged to a key that was revoked
+// since it was read.
+var ErrKeyRevoked = errors.New("key revoked")

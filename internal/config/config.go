@@ -23,12 +23,18 @@ type Config struct {
 	WritesPerWindow  int           // TIX_RATE_WRITES
 	RateWindow       time.Duration // TIX_RATE_WINDOW
 	MaxBodyBytes     int64         // TIX_MAX_BODY_BYTES
+	KeyCacheTTL      time.Duration // TIX_KEY_CACHE_TTL
+	KeyMissTTL       time.Duration // TIX_KEY_MISS_TTL
+	HealthCacheTTL   time.Duration // TIX_HEALTH_CACHE_TTL
 	HoldTTL          time.Duration // TIX_HOLD_TTL
 	TestOrderTTL     time.Duration // TIX_TEST_ORDER_TTL
 	LiveOrderTTL     time.Duration // TIX_LIVE_ORDER_TTL
 	RefundDelay      time.Duration // TIX_REFUND_SETTLE_DELAY
 	HoldIPRate       int           // TIX_HOLD_IP_RATE
 	HoldIPMaxActive  int           // TIX_HOLD_IP_MAX_HOLDS
+	OrderIPPending   int           // TIX_ORDER_IP_MAX_PENDING
+	OrderIPUnits     int           // TIX_ORDER_IP_MAX_UNITS
+	PreviewIPRate    int           // TIX_PREVIEW_IP_RATE
 	QueuePrefix      string        // TIX_QUEUE_PREFIX
 	Webhooks         Webhooks
 	LogFormat        string // TIX_LOG_FORMAT: json | text
@@ -71,12 +77,18 @@ var Vars = []Var{
 	{"TIX_RATE_WRITES", "60", "order and hold creations per key per window"},
 	{"TIX_RATE_WINDOW", "1m", "rate-limit window"},
 	{"TIX_MAX_BODY_BYTES", "65536", "largest request body accepted"},
+	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read (a revocation still stops the key at once); 0s reads it on every request"},
+	{"TIX_KEY_MISS_TTL", "1m", "how long a process remembers that no key has a presented secret (unknown keys then cost nothing); 0s disables"},
+	{"TIX_HEALTH_CACHE_TTL", "5s", "how long GET /health reuses its DynamoDB probe; 0s probes on every call"},
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
 	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
 	{"TIX_REFUND_SETTLE_DELAY", "30s", "how long the test SBP provider takes to return a refund's money"},
 	{"TIX_HOLD_IP_RATE", "20", "seat-hold requests per client IP per minute with a publishable key"},
 	{"TIX_HOLD_IP_MAX_HOLDS", "3", "concurrent active seat holds per client IP with a publishable key"},
+	{"TIX_ORDER_IP_MAX_PENDING", "3", "pending (unpaid) orders per client IP (IPv6: per /64) and event with a publishable key"},
+	{"TIX_ORDER_IP_MAX_UNITS", "10", "tickets and seats in pending orders per client IP (IPv6: per /64) and event with a publishable key"},
+	{"TIX_PREVIEW_IP_RATE", "30", "order previews, and orders with a promo code, per client IP (IPv6: per /64) per minute with a publishable key"},
 	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
 	{"TIX_WEBHOOK_SCHEDULE", "0s,1m,5m,30m,2h,5h,10h,24h", "webhook attempts: the wait before the first attempt, then between attempts (its length is max_attempts)"},
 	{"TIX_WEBHOOK_TIMEOUT", "10s", "timeout of one webhook POST"},
@@ -145,6 +157,9 @@ func Load(getenv func(string) string) (Config, error) {
 		QueuePrefix: get("TIX_QUEUE_PREFIX"),
 		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
 	}
+	c.KeyCacheTTL, c.KeyMissTTL, c.HealthCacheTTL = nonNegDur("TIX_KEY_CACHE_TTL"), nonNegDur("TIX_KEY_MISS_TTL"), nonNegDur("TIX_HEALTH_CACHE_TTL")
+	c.OrderIPPending, c.OrderIPUnits = posInt("TIX_ORDER_IP_MAX_PENDING"), posInt("TIX_ORDER_IP_MAX_UNITS")
+	c.PreviewIPRate = posInt("TIX_PREVIEW_IP_RATE")
 	schedule, err := webhook.ParseSchedule(get("TIX_WEBHOOK_SCHEDULE"))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("TIX_WEBHOOK_SCHEDULE=%q: %v", get("TIX_WEBHOOK_SCHEDULE"), err))

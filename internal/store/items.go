@@ -18,6 +18,8 @@ const (
 	skIdem      = "IDEM"
 	skHold      = "HOLD"
 	skHoldIP    = "HIP"
+	skClientCap = "PCAP"
+	skClientRL  = "CRL"
 	skOrder     = "ORDER"
 	skTicket    = "TKT"
 	skEvent     = "EVENT"

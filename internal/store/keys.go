@@ -16,8 +16,8 @@ import (
 )
 
 // keyItem is an API key, addressed by the hash of its secret. It also carries the
-// key's rate-limit windows (rl_<bucket>_w, rl_<bucket>_n) so that authenticating
-// and counting a request is one conditional UpdateItem. It is in no index, so that
+// key's rate-limit windows (rl_<bucket>_w, rl_<bucket>_n): a request is counted by
+// one conditional UpdateItem once it passed every check. It is in no index, so that
 // update costs one write unit; keyRefItem (by key id, indexed for listing) holds
 // a copy of the key for the operator's list and revoke.
 type keyItem struct {
@@ -118,17 +118,46 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*aut
 	return &it.Key, nil
 }
 
-// Admit looks up the key with the given hash and, in the same conditional write,
-// takes one request from its budget in the current fixed window (window length
-// window, limit requests). Admission is decided by DynamoDB's condition, so every
-// function instance shares the budget and no more than limit requests are admitted
-// per window, however many run at once. A request over budget still returns the key.
-func (s *Store) Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (*auth.Key, auth.Budget, error) {
+// LookupKey reads the key with the given hash (strongly consistent, so that a
+// key is found the moment it was created); auth.ErrUnknownKey when none has it.
+// It writes nothing: the budget is charged by Admit, once every check passed.
+func (s *Store) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey), ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look up key: %w", err)
+	}
+	s.record("LookupKey", out.ConsumedCapacity)
+	if out.Item == nil {
+		return nil, auth.ErrUnknownKey
+	}
+	var it keyItem
+	if err := unmarshal(out.Item, &it); err != nil {
+		return nil, fmt.Errorf("decode key: %w", err)
+	}
+	return &it.Key, nil
+}
+
+// notRevoked is the condition that a key item exists and carries no revocation
+// (an unrevoked key stores revoked_at as NULL).
+const notRevoked = "attribute_exists(PK) AND (attribute_not_exists(revoked_at) OR attribute_type(revoked_at, :nul))"
+
+// Admit takes one request from the budget of the key with the given hash in the
+// current fixed window (window length window, limit requests). Admission is
+// decided by DynamoDB's condition, so every function instance shares the budget
+// and no more than limit requests are admitted per window, however many run at
+// once. The same condition requires the key to exist and not be revoked
+// (auth.ErrUnknownKey, auth.ErrKeyRevoked: nothing is written), so a revocation
+// stops a key at once even where its item was read earlier.
+func (s *Store) Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (auth.Budget, error) {
 	win := now.UnixMilli() / window.Milliseconds()
 	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
 	names := map[string]string{"#w": "rl_" + bucket + "_w", "#n": "rl_" + bucket + "_n"}
+	nul := &types.AttributeValueMemberS{Value: "NULL"}
 	vals := map[string]types.AttributeValue{
-		":w": num(strconv.FormatInt(win, 10)), ":one": num("1"), ":lim": num(strconv.Itoa(limit)),
+		":w": num(strconv.FormatInt(win, 10)), ":one": num("1"), ":lim": num(strconv.Itoa(limit)), ":nul": nul,
 	}
 	for attempt := 0; attempt < 3; attempt++ {
 		// The common case: same window, under budget.
@@ -137,69 +166,60 @@ func (s *Store) Admit(ctx context.Context, hash, bucket string, limit int, windo
 			UpdateExpression: aws.String("SET #n = #n + :one"),
 			// A window ahead of ours (another instance's clock runs a little fast) is
 			// the current one: counting in it keeps the budget shared.
-			ConditionExpression:                 aws.String("attribute_exists(PK) AND #w >= :w AND #n < :lim"),
+			ConditionExpression:                 aws.String(notRevoked + " AND #w >= :w AND #n < :lim"),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           vals,
-			ReturnValues:                        types.ReturnValueAllNew,
+			ReturnValues:                        types.ReturnValueUpdatedNew,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 			ReturnConsumedCapacity:              s.rcc(),
 		})
 		if err == nil {
 			s.record("Admit", out.ConsumedCapacity)
-			return s.budgetFrom(out.Attributes, bucket, limit, reset, true)
+			return budgetFrom(out.Attributes, bucket, limit, reset, true), nil
 		}
 		cf, ok := isConditionFailed(err)
 		if !ok {
-			return nil, auth.Budget{}, fmt.Errorf("admit request: %w", err)
+			return auth.Budget{}, fmt.Errorf("admit request: %w", err)
 		}
 		if cf.Item == nil {
-			return nil, auth.Budget{}, auth.ErrUnknownKey
+			return auth.Budget{}, auth.ErrUnknownKey
 		}
-		var cur struct {
-			W *int64 `json:"w"`
+		if _, isNull := cf.Item["revoked_at"].(*types.AttributeValueMemberNULL); !isNull && cf.Item["revoked_at"] != nil {
+			return auth.Budget{}, auth.ErrKeyRevoked
 		}
 		if v, ok := cf.Item["rl_"+bucket+"_w"].(*types.AttributeValueMemberN); ok {
-			w, _ := strconv.ParseInt(v.Value, 10, 64)
-			cur.W = &w
-		}
-		if cur.W != nil && *cur.W >= win {
-			// Same window and the budget is spent.
-			reset = time.UnixMilli((*cur.W + 1) * window.Milliseconds()).UTC()
-			return s.budgetFrom(cf.Item, bucket, limit, reset, false)
+			if w, _ := strconv.ParseInt(v.Value, 10, 64); w >= win {
+				// Same window and the budget is spent.
+				reset = time.UnixMilli((w + 1) * window.Milliseconds()).UTC()
+				return budgetFrom(cf.Item, bucket, limit, reset, false), nil
+			}
 		}
 		// A new window: start it at 1, unless another request started it first.
 		out, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey),
 			UpdateExpression:          aws.String("SET #w = :w, #n = :one"),
-			ConditionExpression:       aws.String("attribute_exists(PK) AND (attribute_not_exists(#w) OR #w < :w)"),
+			ConditionExpression:       aws.String(notRevoked + " AND (attribute_not_exists(#w) OR #w < :w)"),
 			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: map[string]types.AttributeValue{":w": vals[":w"], ":one": vals[":one"]},
-			ReturnValues:              types.ReturnValueAllNew,
+			ExpressionAttributeValues: map[string]types.AttributeValue{":w": vals[":w"], ":one": vals[":one"], ":nul": nul},
+			ReturnValues:              types.ReturnValueUpdatedNew,
 			ReturnConsumedCapacity:    s.rcc(),
 		})
 		if err == nil {
 			s.record("Admit", out.ConsumedCapacity)
-			return s.budgetFrom(out.Attributes, bucket, limit, reset, limit >= 1)
+			return budgetFrom(out.Attributes, bucket, limit, reset, limit >= 1), nil
 		}
 		if _, ok := isConditionFailed(err); !ok {
-			return nil, auth.Budget{}, fmt.Errorf("open rate window: %w", err)
+			return auth.Budget{}, fmt.Errorf("open rate window: %w", err)
 		}
 	}
-	return nil, auth.Budget{}, fmt.Errorf("admit request: rate window kept moving")
+	return auth.Budget{}, fmt.Errorf("admit request: rate window kept moving")
 }
 
-func (s *Store) budgetFrom(item map[string]types.AttributeValue, bucket string, limit int, reset time.Time, admitted bool) (*auth.Key, auth.Budget, error) {
-	var it keyItem
-	if err := unmarshal(item, &it); err != nil {
-		return nil, auth.Budget{}, fmt.Errorf("decode key: %w", err)
-	}
+func budgetFrom(item map[string]types.AttributeValue, bucket string, limit int, reset time.Time, admitted bool) auth.Budget {
 	used := limit
 	if v, ok := item["rl_"+bucket+"_n"].(*types.AttributeValueMemberN); ok {
 		used, _ = strconv.Atoi(v.Value)
 	}
-	rem := limit - used
-	if rem < 0 || !admitted {
-		rem = max(rem, 0)
-	}
-	return &it.Key, auth.Budget{Limit: limit, Remaining: rem, Reset: reset, Admitted: admitted}, nil
+	rem := max(limit-used, 0)
+	return auth.Budget{Limit: limit, Remaining: rem, Reset: reset, Admitted: admitted}
 }

@@ -26,11 +26,24 @@ func TestAdmit_CostsOneWriteUnit(t *testing.T) {
 	st.OnCapacity(func(op string, c *types.ConsumedCapacity) { units = append(units, *c.CapacityUnits) })
 	now := time.Now()
 	for i := 0; i < 3; i++ {
-		if _, _, err := st.Admit(ctx, auth.Hash(secret), "read", 100, time.Minute, now); err != nil {
+		if _, err := st.Admit(ctx, auth.Hash(secret), "read", 100, time.Minute, now); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Logf("write units per Admit: %v", units)
+	units = nil
+	if _, err := st.LookupKey(ctx, auth.Hash(secret)); err != nil {
+		t.Fatal(err)
+	}
+	if len(units) != 1 || units[0] != 1 {
+		t.Fatalf("LookupKey consumed %v read units, want 1 (a consistent read of an item under 4 KB)", units)
+	}
+	units = units[:0]
+	for i := 0; i < 3; i++ {
+		if _, err := st.Admit(ctx, auth.Hash(secret), "read", 100, time.Minute, now); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, u := range units {
 		if u != 1 {
 			t.Fatalf("Admit consumed %v write units, want 1", units)

@@ -176,6 +176,11 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
 	}
+	capAt := -1
+	if o.ClientCap != nil {
+		capAt = len(items)
+		items = append(items, types.TransactWriteItem{Update: s.clientCapTake(o)})
+	}
 	items = append(items, duePut(s, o.ExpiryTimer())) // last: the indexes above map failures
 	err = s.transact(ctx, "CreateOrder", items)
 	if err == nil {
@@ -188,6 +193,8 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			return ticketing.ErrOrderExists
 		case i == promoAt:
 			return ticketing.ErrPromoExhausted
+		case i == capAt:
+			return ticketing.ErrClientCap
 		default:
 			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
 		}
@@ -297,6 +304,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 		return err
 	}
 	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
+	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
 		o.Version++
@@ -346,6 +354,7 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 		return err
 	}
 	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
+	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "CancelOrder", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged

@@ -25,9 +25,13 @@ var KeyPrefixes = []string{"KEY#", "KEYID#"}
 // RateLimitKeyPrefix is the partition key prefix of the items Admit counts on.
 const RateLimitKeyPrefix = "KEY#"
 
-// RateLimitAttributes are the top-level attributes Admit touches on a key
-// item: its keys and the rl_<bucket>_w / rl_<bucket>_n counters.
-var RateLimitAttributes = []string{"PK", "SK", "rl_*"}
+// RateLimitAttributes are the top-level attributes Admit names on a key item:
+// its keys, the rl_<bucket>_w / rl_<bucket>_n counters it sets, and revoked_at,
+// which its condition reads (a charge succeeds only on a key not revoked, so a
+// revocation stops a key cached by a process at once). IAM's attribute
+// condition does not tell a condition's read from a write, so revoked_at is
+// listed; the only update a function sends to a key item is Admit's.
+var RateLimitAttributes = []string{"PK", "SK", "rl_*", "revoked_at"}
 
 // Permissions are the table actions of each function (functions/<name>).
 // A new store call on a function's path must be added here, or it is denied

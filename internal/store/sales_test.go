@@ -375,6 +375,17 @@ func TestSalesCosts(t *testing.T) {
 		t.Errorf("order creation with event_id: %d requests, %.1f WCU; budget 4 and 16", m.requests, m.write)
 	}
 
+	pk := env.c
+	pk.Publishable, pk.IP = true, "198.51.100.7"
+	m.reset()
+	if _, err := env.sales.CreateOrder(ctx, pk, "cost-pk", req); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("1-ticket GA order creation with event_id, publishable key (one more item: the client's counter): %d requests, %.1f RCU, %.1f WCU", m.requests, m.read, m.write)
+	if m.requests > 4 || m.write > 18 {
+		t.Errorf("pk order creation with event_id: %d requests, %.1f WCU; budget 4 and 18", m.requests, m.write)
+	}
+
 	m.reset()
 	if _, err := env.sales.CreateHold(ctx, env.c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{"seat_1", "seat_2", "seat_3", "seat_4"}}); err != nil {
 		t.Fatal(err)

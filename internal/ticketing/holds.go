@@ -144,7 +144,7 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 
 	var idem *Idempotency
 	if idemKey != "" {
-		idem = &Idempotency{Tenant: c.Tenant, Scope: IdemHold, Key: idemKey, RequestHash: hash,
+		idem = &Idempotency{Tenant: c.Tenant, Scope: c.idemScope(IdemHold), Key: idemKey, RequestHash: hash,
 			ResourceID: h.ID, LeaseUntil: h.ExpiresAt, CreatedAt: now}
 	}
 	for attempt := 0; ; attempt++ {
@@ -210,7 +210,7 @@ func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*H
 // replayHold answers a retried hold request: the same live hold for the same
 // request, 409 for another request under the same key, nil when there is none.
 func (s *Sales) replayHold(ctx context.Context, c Caller, key, hash string, now time.Time) (*Hold, error) {
-	rec, err := s.Store.GetIdempotency(ctx, c.Tenant, IdemHold, key)
+	rec, err := s.Store.GetIdempotency(ctx, c.Tenant, c.idemScope(IdemHold), key)
 	if err != nil || rec == nil || !now.Before(rec.LeaseUntil) {
 		return nil, err
 	}

@@ -137,8 +137,21 @@ type Order struct {
 	TicketNumber   string        `json:"ticket_number,omitempty"`
 	Tickets        []Ticket      `json:"tickets,omitempty"`
 	Refund         *Refund       `json:"refund,omitempty"`
+	// ClientCap is set on a publishable key's order: the per-client, per-event
+	// counter its units were taken from until it is paid, cancelled or expires.
+	ClientCap *ClientCap `json:"client_cap,omitempty"`
 	// Version is the stored revision; every write is conditional on it.
 	Version int64 `json:"-"`
+}
+
+// ClientCap bounds what one client (network) of a publishable key may keep in
+// pending orders for one event: orders are counted in one counter item, taken in
+// the order's creation transaction (conditional on the limits) and given back in
+// the transaction that pays, cancels or expires the order.
+type ClientCap struct {
+	Key       string `json:"key"` // organizer#environment#client network#event
+	MaxOrders int    `json:"max_orders"`
+	MaxUnits  int    `json:"max_units"`
 }
 
 // IsPaid is the contract's is_paid: true only while the order is paid. A

@@ -25,10 +25,15 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 	if err != nil {
 		return nil, err
 	}
+	if req.PromoCode != nil {
+		if err := s.admitPromoTry(ctx, c); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	hash := requestHash(req)
 	rec := &Idempotency{
-		Tenant: c.Tenant, Scope: IdemOrder, Key: idemKey, RequestHash: hash,
+		Tenant: c.Tenant, Scope: c.idemScope(IdemOrder), Key: idemKey, RequestHash: hash,
 		ResourceID: newID("ord_", 20), Lease: randomString(idAlphabet, 16),
 		LeaseUntil: now.Add(s.Settings.LeaseTTL), CreatedAt: now,
 	}
@@ -71,14 +76,26 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 		Discount: p.Discount, TotalPrice: p.Total, Promo: p.Promo, Buyer: buyer, ReturnURL: req.ReturnURL,
 		KeyID: c.KeyID, IdempotencyKey: rec.Key, CreatedAt: now, ExpiresAt: now.Add(s.orderTTL(c.Environment)),
 	}
+	if c.Publishable {
+		o.ClientCap = &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + o.EventID,
+			MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
+		if o.Quantity > o.ClientCap.MaxUnits {
+			return fail(s.clientCapError(o.ClientCap))
+		}
+	}
 	err = s.Store.CreateOrder(ctx, o, p.Event, now)
+	if errors.Is(err, ErrClientCap) && s.expireClientOverdue(ctx, o.ClientCap.Key, now) {
+		err = s.Store.CreateOrder(ctx, o, p.Event, now) // once: the client's overdue orders gave their places back
+	}
 	var se *StockError
 	switch {
 	case err == nil:
 	case errors.As(err, &se):
 		return fail(stockConflict(req, o, se))
+	case errors.Is(err, ErrClientCap):
+		return fail(s.clientCapError(o.ClientCap))
 	case errors.Is(err, ErrPromoExhausted):
-		return fail(Invalid("promo_code", "promo code %q has been used up", o.Promo.Code))
+		return fail(promoRejected())
 	case errors.Is(err, ErrOrderExists):
 		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
 	default:
@@ -95,6 +112,36 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	}
 	s.schedule(ctx, TimerOrderExpiry, o.ID, o.ExpiresAt)
 	return s.attachPayment(ctx, rec, o, prov)
+}
+
+// expireClientOverdue expires the client's counted orders that are overdue but
+// whose expiry timer has not run yet (each once, whoever gets there first), so
+// that a client at its cap gets its places back on time; it reports whether any
+// was found.
+func (s *Sales) expireClientOverdue(ctx context.Context, key string, now time.Time) bool {
+	ids, err := s.Store.ClientCapOverdue(ctx, key, now)
+	if err != nil {
+		slog.WarnContext(ctx, "read client's overdue orders", "error", err)
+		return false
+	}
+	for _, id := range ids {
+		o, err := s.Store.GetOrder(ctx, id)
+		if err == nil && o != nil {
+			_, err = s.current(ctx, o)
+		}
+		if err != nil {
+			slog.WarnContext(ctx, "expire client's overdue order", "order_id", id, "error", err)
+		}
+	}
+	return len(ids) > 0
+}
+
+// clientCapError is the 429 of a publishable-key order over its client's cap.
+// Pending orders end within the order lifetime; a minute is a fair first wait.
+func (s *Sales) clientCapError(c *ClientCap) error {
+	return &Error{Code: CodeRateLimited, RetryAfter: time.Minute,
+		Message: fmt.Sprintf("this IP address already has the most unpaid orders a storefront may keep for this event "+
+			"(at most %d pending orders and %d tickets); pay or cancel them, or wait until they expire", c.MaxOrders, c.MaxUnits)}
 }
 
 // CurrencyOf is the event's currency (RUB when the catalog leaves it empty).

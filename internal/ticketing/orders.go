@@ -315,7 +315,7 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 	if req.PromoCode != nil {
 		promo, ok := e.Promo(*req.PromoCode)
 		if !ok || !promo.Active(now) {
-			return nil, Invalid("promo_code", "promo code %q is not valid for this event", strings.TrimSpace(*req.PromoCode))
+			return nil, promoRejected()
 		}
 		var eligible int64
 		for _, l := range p.Lines {
@@ -324,7 +324,7 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 			}
 		}
 		if eligible == 0 {
-			return nil, Invalid("promo_code", "promo code %q does not apply to the selected tickets", promo.Code)
+			return nil, promoRejected()
 		}
 		if promo.MaxUses > 0 {
 			used, err := s.Store.PromoUses(ctx, e.ID, c.Environment, promo.Code)
@@ -332,7 +332,7 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 				return nil, err
 			}
 			if used >= promo.MaxUses {
-				return nil, Invalid("promo_code", "promo code %q has been used up", promo.Code)
+				return nil, promoRejected()
 			}
 		}
 		p.promo = promo
@@ -341,6 +341,13 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 		p.Promo = &AppliedPromo{Code: promo.Code, Type: promo.Type, Value: promo.Value, Discount: p.Discount, Limited: promo.MaxUses > 0}
 	}
 	return p, nil
+}
+
+// promoRejected is the one answer to a promo code that is unknown, not yet or
+// no longer valid, used up, or not for the selected tickets: telling these apart
+// would tell a guesser which codes exist.
+func promoRejected() error {
+	return Invalid("promo_code", "this promo code cannot be applied to this order")
 }
 
 func tierParam(req *OrderRequest, i int) string {
@@ -451,6 +458,9 @@ func (s *Sales) Preview(ctx context.Context, c Caller, req OrderRequest) (*Price
 		}
 	}
 	if err := validateSelection(&req); err != nil {
+		return nil, err
+	}
+	if err := s.admitPromoTry(ctx, c); err != nil {
 		return nil, err
 	}
 	return s.price(ctx, c, &req, s.now())

@@ -22,6 +22,9 @@ var (
 	ErrPromoExhausted = errors.New("promo code exhausted")
 	// ErrIPRace: the per-IP hold record changed between read and write.
 	ErrIPRace = errors.New("per-IP hold record changed")
+	// ErrClientCap: the client already has the most pending orders or units a
+	// publishable key allows for the event.
+	ErrClientCap = errors.New("client's pending orders at their cap")
 	// ErrOrderExists: an order with this id exists already.
 	ErrOrderExists = errors.New("order exists")
 )
@@ -39,7 +42,7 @@ func (e *StockError) Error() string { return "stock not available" }
 // LeaseUntil; a crashed invocation's lease runs out and a retry takes it over.
 type Idempotency struct {
 	Tenant
-	Scope       string    // "order" | "hold"
+	Scope       string    // "order" | "hold", per publishable key and client network for pk callers
 	Key         string    // the client's Idempotency-Key
 	RequestHash string    // sha256 of the canonical request
 	ResourceID  string    // order or hold id
@@ -90,6 +93,9 @@ type SalesStore interface {
 
 	AdmitHoldIP(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (state HoldIPState, admitted bool, reset time.Time, err error)
 	GetHoldIP(ctx context.Context, key string) (HoldIPState, error)
+	// AdmitClientRate counts a request against the fixed-window budget under key
+	// (limit per window, shared by every instance); false when it is spent.
+	AdmitClientRate(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (admitted bool, reset time.Time, err error)
 	ForgetHoldIP(ctx context.Context, key, holdID string) error
 	// CreateHold takes every seat (free, or held/reserved past its expiry) and
 	// writes the hold, its idempotency record (optional) and the per-IP update
@@ -102,11 +108,16 @@ type SalesStore interface {
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
 
 	// CreateOrder writes a new pending order and takes its stock in one
-	// transaction: tier counters, seats, the promo counter. A seat line with a
+	// transaction: tier counters, seats, the promo counter, the client's pending
+	// counter (o.ClientCap: ErrClientCap when at its limits). A seat line with a
 	// reservation takes the seat only while that reservation holds it, live
 	// (not released, used or expired); one without, only a free seat. A line
-	// without stock is a *StockError.
+	// without stock is a *StockError. ConfirmOrder and CancelOrder give the
+	// client's counter back in their transaction.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
+	// ClientCapOverdue lists the orders counted in a client's pending-order
+	// counter (ClientCap.Key) whose expiry is at or before now.
+	ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error)
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // nil when absent
 	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)

@@ -83,3 +83,18 @@ func TestSeries_OccurrenceWindows(t *testing.T) {
 		t.Fatalf("next occurrence %v, want o2", n)
 	}
 }
+
+func TestClientNetwork_IPv4AsIsIPv6Per64(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.10":          "192.0.2.10",
+		"::ffff:192.0.2.10":   "192.0.2.10",
+		"2001:db8:1:2::10":    "2001:db8:1:2::/64",
+		"2001:db8:1:2:aaaa::": "2001:db8:1:2::/64",
+		"2001:db8:1:3::10":    "2001:db8:1:3::/64",
+		"not an ip":           "not an ip",
+	} {
+		if got := ticketing.ClientNetwork(in); got != want {
+			t.Errorf("ClientNetwork(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

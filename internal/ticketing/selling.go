@@ -7,8 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math/big"
+	"net/netip"
 	"time"
 
 	"tix/internal/clock"
@@ -38,12 +40,20 @@ type SalesSettings struct {
 	HoldIPRate      int
 	HoldIPWindow    time.Duration
 	HoldIPMaxActive int
+	// Publishable-key pending orders per client network and event.
+	OrderIPMaxPending int
+	OrderIPMaxUnits   int
+	// Publishable-key price previews (and orders with a promo code) per client
+	// network per PreviewIPWindow: promo codes cannot be guessed faster.
+	PreviewIPRate   int
+	PreviewIPWindow time.Duration
 }
 
 // DefaultSalesSettings are the contract's figures and our documented choices.
 var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
 	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
+	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
 }
 
 // Caller is who makes a sales request.
@@ -51,7 +61,57 @@ type Caller struct {
 	Tenant
 	KeyID       string
 	Publishable bool
-	IP          string // the client IP API Gateway saw (publishable-key hold limits)
+	IP          string // the client's network (ClientNetwork of the IP API Gateway saw)
+}
+
+// ClientNetwork is what per-client limits count: an IPv4 address, or the /64 of
+// an IPv6 address (one subscriber usually holds a whole /64, so counting single
+// IPv6 addresses would let one client pose as billions).
+func ClientNetwork(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
+}
+
+// admitPromoTry counts a publishable key's preview, or order with a promo code,
+// against its client's budget (429 when spent). Secret keys are not limited here.
+func (s *Sales) admitPromoTry(ctx context.Context, c Caller) error {
+	if !c.Publishable {
+		return nil
+	}
+	now := s.now()
+	ok, reset, err := s.Store.AdmitClientRate(ctx, "promo#"+c.OrganizerID+"#"+string(c.Environment)+"#"+c.IP,
+		s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &Error{Code: CodeRateLimited, RetryAfter: reset.Sub(now),
+			Message: fmt.Sprintf("too many price previews from this IP address (at most %d per %s, orders with a promo code included); retry after the Retry-After delay",
+				s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow)}
+	}
+	return nil
+}
+
+// idemScope namespaces the caller's Idempotency-Keys. A secret key's share the
+// organizer's namespace (its servers retry from anywhere). A publishable key is
+// held by every visitor of the storefront, so its keys are scoped to the key and
+// the client's network: a visitor can neither claim nor replay a key another
+// visitor or the organizer's servers used. A visitor whose network changes
+// between two retries gets a second pending order rather than a replay; it is
+// never paid twice, since each order has its own payment, and the unpaid one expires.
+func (c Caller) idemScope(base string) string {
+	if !c.Publishable {
+		return base
+	}
+	return base + "#pk#" + c.KeyID + "#" + c.IP
 }
 
 func (s *Sales) now() time.Time { return s.Clock.Now().UTC() }

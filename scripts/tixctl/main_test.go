@@ -117,7 +117,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	if strings.Join(sk.Scopes, ",") != strings.Join(auth.DefaultScopes(auth.Secret), ",") || strings.Join(sk.AllowedIPs, ",") != "10.0.0.1/32" {
 		t.Errorf("scopes %v ips %v", sk.Scopes, sk.AllowedIPs)
 	}
-	stored, _, err := st.Admit(ctx, auth.Hash(sk.Secret), "cli-test", 10, time.Minute, time.Now())
+	stored, err := st.LookupKey(ctx, auth.Hash(sk.Secret))
 	if err != nil || stored.ID != sk.ID || stored.OrganizerID != "org_cli" {
 		t.Fatalf("the stored hash does not find the key: %+v, %v", stored, err)
 	}
@@ -174,7 +174,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	if revoked.RevokedAt == nil || revoked.Status != "revoked" || revoked.Secret != "" {
 		t.Errorf("revoked = %+v", revoked)
 	}
-	if k, _, err := st.Admit(ctx, auth.Hash(sk.Secret), "cli-test", 10, time.Minute, time.Now()); err != nil || k.Usable(time.Now()) {
+	if k, err := st.LookupKey(ctx, auth.Hash(sk.Secret)); err != nil || k.Usable(time.Now()) {
 		t.Errorf("revoked key still usable: %+v %v", k, err)
 	}
 
