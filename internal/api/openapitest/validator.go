@@ -23,6 +23,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 	"github.com/pb33f/libopenapi-validator/router"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
@@ -38,6 +39,7 @@ type Validator struct {
 	mu     sync.Mutex
 	v      validator.Validator
 	router router.Router
+	model  *v3.Document
 }
 
 var shared struct {
@@ -90,6 +92,7 @@ func NewFromBytes(spec []byte) (*Validator, error) {
 	return &Validator{
 		v:      v,
 		router: router.NewRouter(&model.Model, router.WithPathOnlyMatching()),
+		model:  &model.Model,
 	}, nil
 }
 
@@ -155,6 +158,40 @@ func (v *Validator) Validate(req *http.Request, res *http.Response, body []byte)
 	}
 	if len(problems) == 0 {
 		problems = []string{"response rejected without a reason"}
+	}
+	return problems
+}
+
+// ValidateSchema returns every way the JSON document body does not match the
+// schema components.schemas[name]; nil means it matches.
+func (v *Validator) ValidateSchema(name string, body []byte) []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	proxy, ok := v.model.Components.Schemas.Get(name)
+	if !ok {
+		return []string{"no schema " + name + " in components"}
+	}
+	schema := proxy.Schema()
+	if schema == nil {
+		return []string{"schema " + name + " does not build: " + fmt.Sprint(proxy.GetBuildError())}
+	}
+	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(schema, body)
+	if ok && len(errs) == 0 {
+		return nil
+	}
+	var problems []string
+	for _, e := range errs {
+		msg := e.Message
+		if e.Reason != "" && e.Reason != e.Message {
+			msg += ": " + e.Reason
+		}
+		for _, f := range e.SchemaValidationErrors {
+			msg += fmt.Sprintf("\n    at %s: %s", f.FieldPath, f.Reason)
+		}
+		problems = append(problems, msg)
+	}
+	if len(problems) == 0 {
+		problems = []string{"rejected without a reason"}
 	}
 	return problems
 }
