@@ -27,8 +27,8 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
-// BasePath is the path prefix of every API route, the path of the document's
-// servers (http://127.0.0.1:8080/v1 and the API Gateway stage /v1).
+// BasePath is the path prefix of every API route, the document's server URL
+// (/v1, which the served document makes absolute) and the API Gateway stage.
 const BasePath = "/v1"
 
 // Validator checks responses against the OpenAPI document. It is safe for
@@ -80,7 +80,7 @@ func NewFromBytes(spec []byte) (*Validator, error) {
 	// Routes are found with the library's path-only matching (its default, and
 	// WithPathOnlyMatching for our own router): the request's scheme and host
 	// are ignored, and the path of the first server URL that prefixes the
-	// request path ("/v1" of http://127.0.0.1:8080/v1) is stripped before the
+	// request path ("/v1") is stripped before the
 	// path templates ("/events/{id}") are matched. Strict server matching would
 	// also compare the host and reject httptest servers on random ports.
 	// Format assertions make date-time (and other formats) checked, not
