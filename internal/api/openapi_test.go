@@ -446,7 +446,7 @@ func with(m map[string]any, key string, v any) map[string]any {
 }
 
 func TestValidator_ChecksResponsesAgainstTheDocument(t *testing.T) {
-	v := openapitest.New(t)
+	v := syntheticValidator(t)
 	errEnvelope := map[string]any{"error": map[string]any{"code": "not_found", "message": "event not found"}}
 	onlyIDs := map[string]string{"Tix-Request-Id": testRequestID, "Tix-Version": testVersion}
 
@@ -487,7 +487,7 @@ func TestValidator_ChecksResponsesAgainstTheDocument(t *testing.T) {
 		{name: "OrderCreatedQRNotPNG", method: "POST", target: "/v1/orders", status: 201, headers: commonHeaders(), body: with(orderCreateBody("pending"), "payment", map[string]any{"qr_image": "https://x/qr.png", "qr_payload": "p"}), wantErr: "qr_image"},
 		{name: "OrderPending409WithRetryAfter", method: "POST", target: "/v1/orders", status: 409, headers: map[string]string{"Tix-Request-Id": testRequestID, "Tix-Version": testVersion, "Retry-After": "1"}, body: map[string]any{"error": map[string]any{"code": "order_pending", "message": "retry"}}},
 		{name: "PaymentProvider502", method: "POST", target: "/v1/orders", status: 502, headers: onlyIDs, body: map[string]any{"error": map[string]any{"code": "payment_provider_error", "message": "retry"}}},
-		{name: "SalesClosedNotDocumentedOnPreview", method: "POST", target: "/v1/orders/preview", status: 410, headers: onlyIDs, body: map[string]any{"error": map[string]any{"code": "sales_closed", "message": "closed"}}, wantErr: "410"},
+		{name: "SalesClosedNotDocumentedOnOrderList", method: "GET", target: "/v1/orders", status: 410, headers: onlyIDs, body: map[string]any{"error": map[string]any{"code": "sales_closed", "message": "closed"}}, wantErr: "410"},
 		{name: "RateLimited", method: "GET", target: "/v1/events", status: 429, headers: map[string]string{"Tix-Request-Id": testRequestID, "Tix-Version": testVersion, "Retry-After": "12", "X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "12"}, body: map[string]any{"error": map[string]any{"code": "rate_limited", "message": "slow down"}}},
 		{name: "InsufficientScope403WithParam", method: "GET", target: "/v1/webhook-endpoints", status: 403, headers: onlyIDs, body: map[string]any{"error": map[string]any{"code": "insufficient_scope", "message": "needs webhooks:manage", "param": "scope"}}},
 		{name: "UnknownEnumValue", method: "GET", target: "/v1/orders/ord_1", status: 200, headers: commonHeaders(), body: with(orderStatusBody(), "status", "weird"), wantErr: "status"},
@@ -525,7 +525,7 @@ func TestValidator_ChecksResponsesAgainstTheDocument(t *testing.T) {
 }
 
 func TestValidator_StripsServerBasePath(t *testing.T) {
-	v := openapitest.New(t)
+	v := syntheticValidator(t)
 	for _, tc := range []struct{ method, target, operationID string }{
 		{"GET", "http://127.0.0.1:8080/v1/events", "listEvents"},
 		{"GET", "https://abc123.execute-api.eu-central-1.amazonaws.com/v1/events/evt_1/seating?occurrence_id=occ_1", "getEventSeating"},
@@ -570,7 +570,7 @@ func (f *fakeTB) Errorf(format string, args ...any) {
 }
 
 func TestValidator_CheckResponseFailsTheTest(t *testing.T) {
-	v := openapitest.New(t)
+	v := syntheticValidator(t)
 
 	ok := &fakeTB{TB: t}
 	req, res, body := record(t, "GET", "/v1/ping", 200, commonHeaders(), pingBody())
@@ -588,7 +588,7 @@ func TestValidator_CheckResponseFailsTheTest(t *testing.T) {
 }
 
 func TestValidator_ConcurrentUse(t *testing.T) {
-	v := openapitest.New(t)
+	v := syntheticValidator(t)
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Add(1)
@@ -649,4 +649,16 @@ func resolvePointer(root any, pointer string) (any, error) {
 		}
 	}
 	return cur, nil
+}
+
+// syntheticValidator is a Validator of its own for tests that validate made-up
+// responses, so that they do not count as statuses the API was seen to return
+// (the shared one's StatusReport, checked by TestMain).
+func syntheticValidator(t *testing.T) *openapitest.Validator {
+	t.Helper()
+	v, err := openapitest.NewFromBytes(readDocument(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

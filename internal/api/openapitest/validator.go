@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -40,12 +42,26 @@ type Validator struct {
 	v      validator.Validator
 	router router.Router
 	model  *v3.Document
+
+	// seen records "METHOD /path" -> status of every response validated
+	// against a documented operation (see StatusReport).
+	seenMu sync.Mutex
+	seen   map[string]map[int]bool
 }
 
 var shared struct {
-	once sync.Once
-	v    *Validator
-	err  error
+	once    sync.Once
+	created bool
+	v       *Validator
+	err     error
+}
+
+// Shared returns the process-wide Validator if a test has created it with New.
+func Shared() (*Validator, bool) {
+	if !shared.created || shared.err != nil {
+		return nil, false
+	}
+	return shared.v, true
 }
 
 // New returns the process-wide Validator, parsing the document on first use.
@@ -53,6 +69,7 @@ var shared struct {
 func New(tb testing.TB) *Validator {
 	tb.Helper()
 	shared.once.Do(func() {
+		shared.created = true
 		spec, err := os.ReadFile(documentPath())
 		if err != nil {
 			shared.err = fmt.Errorf("read openapi document: %w", err)
@@ -93,6 +110,7 @@ func NewFromBytes(spec []byte) (*Validator, error) {
 		v:      v,
 		router: router.NewRouter(&model.Model, router.WithPathOnlyMatching()),
 		model:  &model.Model,
+		seen:   map[string]map[int]bool{},
 	}, nil
 }
 
@@ -134,6 +152,7 @@ func (v *Validator) Validate(req *http.Request, res *http.Response, body []byte)
 		}
 		return nil
 	}
+	v.observe(req.Method+" "+route.Path, res.StatusCode)
 	v.mu.Lock()
 	ok, verrs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, res, route.PathItem, route.Path)
 	v.mu.Unlock()
@@ -160,6 +179,95 @@ func (v *Validator) Validate(req *http.Request, res *http.Response, body []byte)
 		problems = []string{"response rejected without a reason"}
 	}
 	return problems
+}
+
+func (v *Validator) observe(op string, status int) {
+	v.seenMu.Lock()
+	defer v.seenMu.Unlock()
+	if v.seen[op] == nil {
+		v.seen[op] = map[int]bool{}
+	}
+	v.seen[op][status] = true
+}
+
+// StatusReport compares the statuses of the responses validated so far with
+// the document, per operation ("POST /orders/preview"): undocumented lists
+// each observed "operation status" that the operation does not document (nor
+// covers with a range such as 2XX, or default); unobserved lists each
+// documented one that no response had. Both are sorted.
+func (v *Validator) StatusReport() (undocumented, unobserved []string) {
+	v.seenMu.Lock()
+	defer v.seenMu.Unlock()
+	documented := v.documentedStatuses()
+	for op, statuses := range v.seen {
+		for status := range statuses {
+			if !covers(documented[op], status) {
+				undocumented = append(undocumented, fmt.Sprintf("%s %d", op, status))
+			}
+		}
+	}
+	for op, codes := range documented {
+		for _, code := range codes {
+			if !observedAny(v.seen[op], code) {
+				unobserved = append(unobserved, op+" "+code)
+			}
+		}
+	}
+	sort.Strings(undocumented)
+	sort.Strings(unobserved)
+	return undocumented, unobserved
+}
+
+// documentedStatuses maps "METHOD /path" to the response codes the document
+// gives the operation ("200", "4XX", "default").
+func (v *Validator) documentedStatuses() map[string][]string {
+	out := map[string][]string{}
+	for path, item := range v.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			key := strings.ToUpper(method) + " " + path
+			if op.Responses == nil {
+				continue
+			}
+			for code := range op.Responses.Codes.KeysFromOldest() {
+				out[key] = append(out[key], code)
+			}
+			if op.Responses.Default != nil {
+				out[key] = append(out[key], "default")
+			}
+		}
+	}
+	return out
+}
+
+func covers(codes []string, status int) bool {
+	for _, c := range codes {
+		if matchesCode(c, status) {
+			return true
+		}
+	}
+	return false
+}
+
+func observedAny(statuses map[int]bool, code string) bool {
+	for s := range statuses {
+		if matchesCode(code, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesCode reports whether a documented response code ("404", "2XX",
+// "default") covers status.
+func matchesCode(code string, status int) bool {
+	switch {
+	case code == "default":
+		return true
+	case len(code) == 3 && strings.HasSuffix(strings.ToUpper(code), "XX"):
+		return int(code[0]-'0') == status/100
+	default:
+		return code == strconv.Itoa(status)
+	}
 }
 
 // ValidateSchema returns every way the JSON document body does not match the
