@@ -80,7 +80,7 @@ type route struct {
 	method  string
 	pattern string // path below /v1, with {name} segments
 	group   Group
-	public  bool   // no key (health, openapi)
+	public  bool   // no key (health, openapi, docs)
 	scope   string // required scope ("" = none, e.g. /ping)
 	skOnly  bool
 	// pollToken routes also accept the order's poll_token instead of a key.
@@ -94,6 +94,8 @@ func (s *Server) routes() []*route {
 	return []*route{
 		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
 		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
+		{method: "GET", pattern: "/docs", group: GroupCatalog, public: true, handle: s.docs},
+		{method: "GET", pattern: "/docs/{asset}", group: GroupCatalog, public: true, handle: s.docsAsset},
 		{method: "GET", pattern: "/ping", group: GroupCatalog, handle: s.ping},
 		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.listEvents},
 		{method: "GET", pattern: "/events/by-slug/{slug}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEventBySlug},
