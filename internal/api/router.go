@@ -25,7 +25,7 @@ const APIVersion = "2026-06-01"
 // Group is an endpoint group: one Lambda function serves one group.
 type Group string
 
-// The endpoint groups of DESIGN §1.
+// The endpoint groups; each is one Lambda function and its API Gateway routes.
 const (
 	GroupCatalog  Group = "catalog"
 	GroupHolds    Group = "holds"
