@@ -664,3 +664,24 @@ func syntheticValidator(t *testing.T) *openapitest.Validator {
 	}
 	return v
 }
+
+// StatusReport lists observed statuses an operation does not document, and
+// documented ones no response had; ranges and default cover their statuses.
+func TestValidator_StatusReport(t *testing.T) {
+	v := syntheticValidator(t)
+	for _, status := range []int{200, 418} {
+		req := httptest.NewRequest("GET", "/v1/ping", nil)
+		res := &http.Response{StatusCode: status, Header: http.Header{}}
+		v.Validate(req, res, []byte(`{}`))
+	}
+	undocumented, unobserved := v.StatusReport()
+	if !reflect.DeepEqual(undocumented, []string{"GET /ping 418"}) {
+		t.Errorf("undocumented = %v, want [GET /ping 418]", undocumented)
+	}
+	if !slices.Contains(unobserved, "GET /ping 401") || slices.Contains(unobserved, "GET /ping 200") {
+		t.Errorf("unobserved = %v, want GET /ping 401 and not GET /ping 200", unobserved)
+	}
+	if !slices.Contains(unobserved, "POST /orders 201") {
+		t.Errorf("unobserved lacks POST /orders 201: %v", unobserved)
+	}
+}
