@@ -1,40 +1,37 @@
 package api
 
 import (
-	_ "embed"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"tix/internal/ticketing"
 )
 
-// RedocVersion is the npm package redoc whose standalone bundle is committed in
-// redoc/ and served by GET /v1/docs. It is pinned in scripts/package.json; a
-// test checks that redoc/ holds that version's file byte for byte.
-const RedocVersion = "2.5.4"
-
-// The Redoc standalone bundle (MIT, see redoc/LICENSE) and the licenses of
-// what it bundles, copied from node_modules/redoc/bundles/ of the pinned
-// version: builds need no npm and pages need no CDN.
-var (
-	//go:embed redoc/redoc.standalone.js
-	redocJS []byte
-	//go:embed redoc/redoc.standalone.js.LICENSE.txt
-	redocLicenses []byte
-)
-
-// docsAssets are the files below /v1/docs/.
-var docsAssets = map[string]struct {
-	body        []byte
-	contentType string
-}{
-	"redoc.standalone.js":             {redocJS, "text/javascript; charset=utf-8"},
-	"redoc.standalone.js.LICENSE.txt": {redocLicenses, "text/plain; charset=utf-8"},
+// Docs is what GET /v1/docs needs to render the OpenAPI document: the
+// renderer's files, served below /v1/docs/ (package apidocs has Redoc's). A
+// Server without Docs answers 404 there.
+type Docs struct {
+	Script  string // the file the page loads, e.g. redoc.standalone.js
+	Version string // the renderer's version, in the script's URL for caches
+	Files   map[string]DocsFile
 }
 
-// docsHTML renders /v1/openapi.json with the embedded Redoc; the version in the
-// script URL makes a new bundle a new URL for caches.
-const docsHTML = `<!DOCTYPE html>
+// DocsFile is one file below /v1/docs/.
+type DocsFile struct {
+	Body        []byte
+	ContentType string
+	Gzipped     bool // Body is gzip-compressed: sent as is to clients accepting gzip
+}
+
+// docsPage renders /v1/openapi.json with the renderer's script (Redoc reads
+// the spec-url of its <redoc> element); %s is the script's path and version.
+const docsPage = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -44,39 +41,68 @@ const docsHTML = `<!DOCTYPE html>
 </head>
 <body>
 <redoc spec-url="/v1/openapi.json"></redoc>
-<script src="/v1/docs/redoc.standalone.js?v=` + RedocVersion + `"></script>
+<script src="/v1/docs/%s?v=%s"></script>
 </body>
 </html>
 `
 
-// docsCSP lets the page load only from tix itself: the bundle, the document,
-// Redoc's inline styles and its search worker (a blob).
+// docsCSP lets the page load only from tix itself: the script, the document,
+// the renderer's inline styles and its search worker (a blob).
 const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 	"font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // docs serves the rendered API reference (no key).
 func (s *Server) docs(w http.ResponseWriter, r *http.Request) error {
+	if s.Docs == nil {
+		return ticketing.Errorf(ticketing.CodeNotFound, "the API reference is not served here; see /v1/openapi.json")
+	}
+	page := fmt.Sprintf(docsPage, url.PathEscape(s.Docs.Script), url.QueryEscape(s.Docs.Version))
 	w.Header().Set("Content-Security-Policy", docsCSP)
-	writeStatic(w, "text/html; charset=utf-8", "public, max-age=300", []byte(docsHTML))
+	writeStatic(w, r, DocsFile{Body: []byte(page), ContentType: "text/html; charset=utf-8"}, "public, max-age=300")
 	return nil
 }
 
 // docsAsset serves a file of the API reference page (no key).
 func (s *Server) docsAsset(w http.ResponseWriter, r *http.Request) error {
-	a, ok := docsAssets[r.PathValue("asset")]
+	var f DocsFile
+	ok := false
+	if s.Docs != nil {
+		f, ok = s.Docs.Files[r.PathValue("asset")]
+	}
 	if !ok {
 		return ticketing.Errorf(ticketing.CodeNotFound, "no file %s; the API reference is /v1/docs", r.URL.Path)
 	}
-	writeStatic(w, a.contentType, "public, max-age=86400", a.body)
+	writeStatic(w, r, f, "public, max-age=86400")
 	return nil
 }
 
-func writeStatic(w http.ResponseWriter, contentType, cacheControl string, body []byte) {
+// writeStatic answers 200 with f, gzip-encoded when f is compressed and the
+// client accepts gzip, else decompressed.
+func writeStatic(w http.ResponseWriter, r *http.Request, f DocsFile, cacheControl string) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
+	h.Set("Content-Type", f.ContentType)
 	h.Set("Cache-Control", cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
+	body := f.Body
+	if f.Gzipped {
+		h.Set("Vary", "Accept-Encoding")
+		if acceptsGzip(r) {
+			h.Set("Content-Encoding", "gzip")
+		} else if zr, err := gzip.NewReader(bytes.NewReader(body)); err == nil {
+			body, _ = io.ReadAll(zr)
+		}
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
 }

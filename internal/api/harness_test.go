@@ -15,6 +15,7 @@ import (
 
 	"tix/internal/api"
 	"tix/internal/api/openapitest"
+	"tix/internal/apidocs"
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/payment"
@@ -91,6 +92,7 @@ func newHarness(t *testing.T) *harness {
 		Catalog: &ticketing.Catalog{Store: st, Clock: clk},
 		Sales:   sales,
 		Limits:  api.DefaultLimits,
+		Docs:    apidocs.Redoc(),
 	}
 	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t),
 		sales: sales, timers: timers, pay: pay, payDown: payDown}

@@ -67,6 +67,9 @@ type Server struct {
 	Webhooks *webhook.Service
 	Clock    clock.Clock
 	Limits   Limits
+	// Docs renders the API reference at /v1/docs (the catalog group); nil
+	// answers 404 there.
+	Docs *Docs
 }
 
 // Rate-limit buckets.
