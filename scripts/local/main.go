@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"tix/internal/apidocs"
 	"tix/internal/app"
 	"tix/internal/config"
 	"tix/internal/demo"
@@ -86,6 +87,7 @@ func run() error {
 	}
 
 	addr := getenv("TIX_ADDR")
+	a.Server.Docs = apidocs.Redoc() // GET /v1/docs
 	srv := &http.Server{Addr: addr, Handler: a.Server.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
