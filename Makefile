@@ -6,7 +6,7 @@ LDFLAGS := -s -w
 STAGE ?= dev
 CDK_ARGS ?=
 CDK := scripts/node_modules/.bin/cdk
-# Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20 (DESIGN §7).
+# Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
 .PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks init-time synth deploy

@@ -15,7 +15,7 @@ import (
 // unstarted process is closed, so that the first CDK call starts one that
 // sees them.
 //   - JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 turns off jsii's Node 20
-//     end-of-life banner (DESIGN §7) when the caller did not.
+//     end-of-life banner when the caller did not.
 //   - CDK_OUTDIR: the cdk CLI runs in the repository (cdk.json) and passes the
 //     output directory relative to there; this app runs in infra/.
 func prepareNodeEnv() {

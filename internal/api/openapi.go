@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -30,6 +32,47 @@ func OpenAPIJSON() ([]byte, error) {
 		openAPIJSON.doc, openAPIJSON.err = yamlToJSON(openAPIYAML)
 	})
 	return openAPIJSON.doc, openAPIJSON.err
+}
+
+// relativeServer is servers[0] of the document as JSON: the relative /v1 that
+// ServedOpenAPIJSON replaces with the absolute URL of the request.
+const relativeServer = `"servers":[{"url":"/v1"`
+
+// ServedOpenAPIJSON is OpenAPIJSON with servers[0].url set to the absolute
+// /v1 URL the request reached: its scheme (TLS, the URL the Lambda adapter
+// builds, or X-Forwarded-Proto) and host (X-Forwarded-Host, else Host). A host
+// that is not a plain host[:port] leaves the relative /v1.
+func ServedOpenAPIJSON(r *http.Request) ([]byte, error) {
+	doc, err := OpenAPIJSON()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(doc, []byte(relativeServer)) {
+		return nil, fmt.Errorf("openapi document: servers[0].url is not /v1")
+	}
+	base := requestBaseURL(r)
+	if base == "" {
+		return doc, nil
+	}
+	url, _ := json.Marshal(base + "/v1")
+	return bytes.Replace(doc, []byte(relativeServer), []byte(`"servers":[{"url":`+string(url)), 1), nil
+}
+
+// requestBaseURL is scheme://host of r, or "" when the host is not usable.
+func requestBaseURL(r *http.Request) string {
+	host := r.Host
+	if fh := strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-Host"), ",")[0]); fh != "" {
+		host = fh
+	}
+	if host == "" || len(host) > 255 || strings.Trim(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") != "" {
+		return ""
+	}
+	scheme := "http"
+	proto := strings.ToLower(strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-Proto"), ",")[0]))
+	if r.TLS != nil || r.URL.Scheme == "https" || proto == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + host
 }
 
 // yamlToJSON converts one YAML document to compact JSON. Mapping keys become

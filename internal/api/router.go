@@ -25,7 +25,7 @@ const APIVersion = "2026-06-01"
 // Group is an endpoint group: one Lambda function serves one group.
 type Group string
 
-// The endpoint groups of DESIGN §1.
+// The endpoint groups; each is one Lambda function and its API Gateway routes.
 const (
 	GroupCatalog  Group = "catalog"
 	GroupHolds    Group = "holds"
@@ -74,6 +74,9 @@ type Server struct {
 	Webhooks *webhook.Service
 	Clock    clock.Clock
 	Limits   Limits
+	// Docs renders the API reference at /v1/docs (the catalog group); nil
+	// answers 404 there.
+	Docs *Docs
 
 	keys  keyCache
 	probe healthCache
@@ -90,7 +93,7 @@ type route struct {
 	method  string
 	pattern string // path below /v1, with {name} segments
 	group   Group
-	public  bool   // no key (health, openapi)
+	public  bool   // no key (health, openapi, docs)
 	scope   string // required scope ("" = none, e.g. /ping)
 	skOnly  bool
 	// pollToken routes also accept the order's poll_token instead of a key.
@@ -107,6 +110,8 @@ func (s *Server) routes() []*route {
 	return []*route{
 		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
 		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
+		{method: "GET", pattern: "/docs", group: GroupCatalog, public: true, handle: s.docs},
+		{method: "GET", pattern: "/docs/{asset}", group: GroupCatalog, public: true, handle: s.docsAsset},
 		{method: "GET", pattern: "/ping", group: GroupCatalog, handle: s.ping},
 		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead,
 			query: []string{"limit", "cursor", "q", "city", "scene_id", "starts_after", "starts_before", "scope", "sort", "order"}, handle: s.listEvents},

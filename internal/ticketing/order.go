@@ -238,7 +238,7 @@ const (
 )
 
 // OrderEvent is the outbox record an order state change writes in the same
-// transaction as the change (DESIGN §5). Its ID is the webhook envelope's id,
+// transaction as the change (a transactional outbox). Its ID is the webhook envelope's id,
 // stable across every delivery attempt.
 type OrderEvent struct {
 	ID          string       `json:"id"` // evt_...

@@ -17,7 +17,7 @@ type OrderResult struct {
 }
 
 // CreateOrder creates a pending ticket order paid by SBP, following the
-// idempotency table of contract section 3 and DESIGN §4: the key is bound to
+// idempotency table of contract section 3: the key is bound to
 // its order for the order's life; while an invocation works on it, it holds a
 // lease, so a crashed invocation does not block the key for longer than LeaseTTL.
 func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req OrderRequest) (*OrderResult, error) {

@@ -1,5 +1,5 @@
-// Package webhook is tix's outbound event delivery (contract section 6, DESIGN
-// §5): endpoints and their secrets, the signed envelope, fan-out of order
+// Package webhook is tix's outbound event delivery (contract section 6):
+// endpoints and their secrets, the signed envelope, fan-out of order
 // events into deliveries, attempts on the retry schedule, endpoint health,
 // outbound limits, the sweep that finds lost work, and redelivery.
 //

@@ -7,7 +7,7 @@ import (
 )
 
 // Settings are the delivery schedule, health rules and limits. Every duration
-// is configuration (DESIGN §6), so the local stack and tests can shorten them.
+// is configuration, so the local stack and tests can shorten them.
 type Settings struct {
 	// Schedule is the wait before each attempt: Schedule[0] before the first,
 	// Schedule[i] between attempt i and i+1. Its length is max_attempts.

@@ -12,7 +12,7 @@ import (
 )
 
 // SignatureHeader carries the signature of every webhook POST (contract
-// section 6, Signature; DESIGN §5).
+// section 6, Signature).
 const SignatureHeader = "Tix-Signature"
 
 // Tolerance is how far a signature's timestamp may be from the receiver's

@@ -108,6 +108,7 @@ func printWelcome(cfg config.Config, addr string, keys []demoKey) {
 	tixctl := tixctlEnv(cfg) + "go run ./scripts/tixctl"
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntix is running on %s (Ctrl-C stops it and the emulators it started)\n\n", base)
+	fmt.Fprintf(&b, "API reference: %s/docs (OpenAPI: %s/openapi.json; guide: docs/api.md)\n\n", base, base)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-42s %s\n", k.Label+":", k.Secret)
 	}

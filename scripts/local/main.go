@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"tix/internal/apidocs"
 	"tix/internal/app"
 	"tix/internal/config"
 	"tix/internal/demo"
@@ -92,6 +93,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
 	}
+	a.Server.Docs = apidocs.Redoc() // GET /v1/docs
 	srv := newHTTPServer(a.Server.Handler(), readTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(envelopeListener{ln}) }()

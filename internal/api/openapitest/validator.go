@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,11 +25,12 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 	"github.com/pb33f/libopenapi-validator/router"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
-// BasePath is the path prefix of every API route, the path of the document's
-// servers (http://127.0.0.1:8080/v1 and the API Gateway stage /v1).
+// BasePath is the path prefix of every API route, the document's server URL
+// (/v1, which the served document makes absolute) and the API Gateway stage.
 const BasePath = "/v1"
 
 // Validator checks responses against the OpenAPI document. It is safe for
@@ -38,12 +41,27 @@ type Validator struct {
 	mu     sync.Mutex
 	v      validator.Validator
 	router router.Router
+	model  *v3.Document
+
+	// seen records "METHOD /path" -> status of every response validated
+	// against a documented operation (see StatusReport).
+	seenMu sync.Mutex
+	seen   map[string]map[int]bool
 }
 
 var shared struct {
-	once sync.Once
-	v    *Validator
-	err  error
+	once    sync.Once
+	created bool
+	v       *Validator
+	err     error
+}
+
+// Shared returns the process-wide Validator if a test has created it with New.
+func Shared() (*Validator, bool) {
+	if !shared.created || shared.err != nil {
+		return nil, false
+	}
+	return shared.v, true
 }
 
 // New returns the process-wide Validator, parsing the document on first use.
@@ -51,6 +69,7 @@ var shared struct {
 func New(tb testing.TB) *Validator {
 	tb.Helper()
 	shared.once.Do(func() {
+		shared.created = true
 		spec, err := os.ReadFile(documentPath())
 		if err != nil {
 			shared.err = fmt.Errorf("read openapi document: %w", err)
@@ -78,7 +97,7 @@ func NewFromBytes(spec []byte) (*Validator, error) {
 	// Routes are found with the library's path-only matching (its default, and
 	// WithPathOnlyMatching for our own router): the request's scheme and host
 	// are ignored, and the path of the first server URL that prefixes the
-	// request path ("/v1" of http://127.0.0.1:8080/v1) is stripped before the
+	// request path ("/v1") is stripped before the
 	// path templates ("/events/{id}") are matched. Strict server matching would
 	// also compare the host and reject httptest servers on random ports.
 	// Format assertions make date-time (and other formats) checked, not
@@ -90,6 +109,8 @@ func NewFromBytes(spec []byte) (*Validator, error) {
 	return &Validator{
 		v:      v,
 		router: router.NewRouter(&model.Model, router.WithPathOnlyMatching()),
+		model:  &model.Model,
+		seen:   map[string]map[int]bool{},
 	}, nil
 }
 
@@ -131,6 +152,7 @@ func (v *Validator) Validate(req *http.Request, res *http.Response, body []byte)
 		}
 		return nil
 	}
+	v.observe(req.Method+" "+route.Path, res.StatusCode)
 	v.mu.Lock()
 	ok, verrs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, res, route.PathItem, route.Path)
 	v.mu.Unlock()
@@ -155,6 +177,129 @@ func (v *Validator) Validate(req *http.Request, res *http.Response, body []byte)
 	}
 	if len(problems) == 0 {
 		problems = []string{"response rejected without a reason"}
+	}
+	return problems
+}
+
+func (v *Validator) observe(op string, status int) {
+	v.seenMu.Lock()
+	defer v.seenMu.Unlock()
+	if v.seen[op] == nil {
+		v.seen[op] = map[int]bool{}
+	}
+	v.seen[op][status] = true
+}
+
+// StatusReport compares the statuses of the responses validated so far with
+// the document, per operation ("POST /orders/preview"): undocumented lists
+// each observed "operation status" that the operation does not document (nor
+// covers with a range such as 2XX, or default); unobserved lists each
+// documented one that no response had. Both are sorted.
+func (v *Validator) StatusReport() (undocumented, unobserved []string) {
+	v.seenMu.Lock()
+	defer v.seenMu.Unlock()
+	documented := v.documentedStatuses()
+	for op, statuses := range v.seen {
+		for status := range statuses {
+			if !covers(documented[op], status) {
+				undocumented = append(undocumented, fmt.Sprintf("%s %d", op, status))
+			}
+		}
+	}
+	for op, codes := range documented {
+		for _, code := range codes {
+			if !observedAny(v.seen[op], code) {
+				unobserved = append(unobserved, op+" "+code)
+			}
+		}
+	}
+	sort.Strings(undocumented)
+	sort.Strings(unobserved)
+	return undocumented, unobserved
+}
+
+// documentedStatuses maps "METHOD /path" to the response codes the document
+// gives the operation ("200", "4XX", "default").
+func (v *Validator) documentedStatuses() map[string][]string {
+	out := map[string][]string{}
+	for path, item := range v.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			key := strings.ToUpper(method) + " " + path
+			if op.Responses == nil {
+				continue
+			}
+			for code := range op.Responses.Codes.KeysFromOldest() {
+				out[key] = append(out[key], code)
+			}
+			if op.Responses.Default != nil {
+				out[key] = append(out[key], "default")
+			}
+		}
+	}
+	return out
+}
+
+func covers(codes []string, status int) bool {
+	for _, c := range codes {
+		if matchesCode(c, status) {
+			return true
+		}
+	}
+	return false
+}
+
+func observedAny(statuses map[int]bool, code string) bool {
+	for s := range statuses {
+		if matchesCode(code, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesCode reports whether a documented response code ("404", "2XX",
+// "default") covers status.
+func matchesCode(code string, status int) bool {
+	switch {
+	case code == "default":
+		return true
+	case len(code) == 3 && strings.HasSuffix(strings.ToUpper(code), "XX"):
+		return int(code[0]-'0') == status/100
+	default:
+		return code == strconv.Itoa(status)
+	}
+}
+
+// ValidateSchema returns every way the JSON document body does not match the
+// schema components.schemas[name]; nil means it matches.
+func (v *Validator) ValidateSchema(name string, body []byte) []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	proxy, ok := v.model.Components.Schemas.Get(name)
+	if !ok {
+		return []string{"no schema " + name + " in components"}
+	}
+	schema := proxy.Schema()
+	if schema == nil {
+		return []string{"schema " + name + " does not build: " + fmt.Sprint(proxy.GetBuildError())}
+	}
+	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(schema, body)
+	if ok && len(errs) == 0 {
+		return nil
+	}
+	var problems []string
+	for _, e := range errs {
+		msg := e.Message
+		if e.Reason != "" && e.Reason != e.Message {
+			msg += ": " + e.Reason
+		}
+		for _, f := range e.SchemaValidationErrors {
+			msg += fmt.Sprintf("\n    at %s: %s", f.FieldPath, f.Reason)
+		}
+		problems = append(problems, msg)
+	}
+	if len(problems) == 0 {
+		problems = []string{"rejected without a reason"}
 	}
 	return problems
 }

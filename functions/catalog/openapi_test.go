@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"tix/internal/testenv"
+	"tix/internal/testenv/lambdaenv"
+)
+
+// Behind API Gateway the document names the API's own domain as its server.
+func TestHandler_OpenAPIServerIsTheAPIGatewayDomain(t *testing.T) {
+	env := lambdaenv.New(t)
+	for _, sample := range testenv.LoadAPIEvents(t, "catalog-openapi", env.Vars) {
+		res, err := handler(env.App)(context.Background(), sample.Event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Servers []struct {
+				URL string `json:"url"`
+			} `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(res.Body), &doc); err != nil || len(doc.Servers) == 0 {
+			t.Fatalf("%s: no servers (%v)", sample.Name, err)
+		}
+		want := "https://" + sample.Event.RequestContext.DomainName + "/v1"
+		if doc.Servers[0].URL != want {
+			t.Errorf("%s: servers[0].url = %q, want %q", sample.Name, doc.Servers[0].URL, want)
+		}
+	}
+}
+
+// The reference page's script goes out gzip-compressed (base64 in the Lambda
+// response) to a browser that accepts gzip.
+func TestHandler_DocsScriptIsGzipped(t *testing.T) {
+	env := lambdaenv.New(t)
+	for _, sample := range testenv.LoadAPIEvents(t, "catalog-docs-asset", env.Vars) {
+		res, err := handler(env.App)(context.Background(), sample.Event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != 200 || res.Headers["Content-Encoding"] != "gzip" || !res.IsBase64Encoded {
+			t.Errorf("%s: status %d, Content-Encoding %q, base64 %v", sample.Name, res.StatusCode, res.Headers["Content-Encoding"], res.IsBase64Encoded)
+		}
+		if n := len(res.Body); n > 600_000 {
+			t.Errorf("%s: %d bytes of base64, want the compressed bundle", sample.Name, n)
+		}
+	}
+}
