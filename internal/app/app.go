@@ -13,6 +13,7 @@ import (
 	"tix/internal/api"
 	"tix/internal/clock"
 	"tix/internal/config"
+	"tix/internal/logging"
 	"tix/internal/payment"
 	"tix/internal/queue"
 	"tix/internal/store"
@@ -41,7 +42,7 @@ func Logger(cfg config.Config) *slog.Logger {
 	if cfg.LogFormat == "text" {
 		h = slog.NewTextHandler(os.Stderr, opts)
 	}
-	l := slog.New(h)
+	l := slog.New(logging.NewHandler(h)) // records logged with a request's context carry its id
 	slog.SetDefault(l)
 	return l
 }
