@@ -28,7 +28,7 @@ type App struct {
 	Queue  *queue.Client
 	Timers *queue.Timers
 	Sales  *ticketing.Sales
-	// Webhooks fans order events out and delivers them (DESIGN §5).
+	// Webhooks fans order events out and delivers them (docs/ARCHITECTURE.md, Webhooks).
 	Webhooks *webhook.Service
 	Server   *api.Server
 }
