@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -587,12 +588,18 @@ func (s *failSaveOnce) SaveDelivery(ctx context.Context, d *webhook.Delivery) er
 	return s.Store.SaveDelivery(ctx, d)
 }
 
-// attemptMessages receives the deliveries queue's messages for a while.
-func attemptMessages(t *testing.T, h *harness, wait time.Duration) []webhook.Message {
+// attemptMessages takes the deliveries queue's messages: it counts what is
+// queued, delayed messages included (everything the handlers have sent so
+// far, since a send returns once the message is stored), then receives and
+// deletes that many, waiting for delayed ones to become visible.
+func attemptMessages(t *testing.T, h *harness) []webhook.Message {
 	t.Helper()
+	n, err := h.a.Queue.Depth(h.ctx, queue.DeliveriesQueue)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []webhook.Message
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
+	testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("the %d queued messages", n), func() bool {
 		ms, err := h.a.Queue.Receive(h.ctx, queue.DeliveriesQueue, 10, time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -607,7 +614,8 @@ func attemptMessages(t *testing.T, h *harness, wait time.Duration) []webhook.Mes
 				t.Fatal(err)
 			}
 		}
-	}
+		return len(out) >= n
+	})
 	return out
 }
 
@@ -624,7 +632,7 @@ func TestDuplicateMessagesDoNotCorruptAttempts(t *testing.T) {
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
 
-	msgs := attemptMessages(t, h, 1500*time.Millisecond)
+	msgs := attemptMessages(t, h)
 	if len(msgs) != 1 || msgs[0].Kind != webhook.KindFanout {
 		t.Fatalf("queue after payment: %+v", msgs)
 	}
@@ -635,7 +643,7 @@ func TestDuplicateMessagesDoNotCorruptAttempts(t *testing.T) {
 	if err := h.a.HandleDeliveryMessage(h.ctx, mustJSON(t, msgs[0])); err != nil {
 		t.Fatal(err)
 	}
-	msgs = attemptMessages(t, h, 1500*time.Millisecond)
+	msgs = attemptMessages(t, h)
 	if len(msgs) != 1 || msgs[0].Kind != webhook.KindAttempt || msgs[0].N != 1 {
 		t.Fatalf("after two fan-outs: %+v", msgs)
 	}
@@ -659,7 +667,7 @@ func TestDuplicateMessagesDoNotCorruptAttempts(t *testing.T) {
 	if d.Attempts != 1 || len(d.Log) != 1 || d.Status != webhook.DeliveryPending {
 		t.Fatalf("after duplicates of attempt 1: attempts %d, log %+v", d.Attempts, d.Log)
 	}
-	msgs = attemptMessages(t, h, 2500*time.Millisecond) // attempt 2 waits 1 s
+	msgs = attemptMessages(t, h) // attempt 2 waits 1 s
 	if len(msgs) != 1 || msgs[0].N != 2 {
 		t.Fatalf("next attempts scheduled: %+v, want exactly attempt 2", msgs)
 	}
