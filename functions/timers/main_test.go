@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"tix/internal/app"
+	"tix/internal/clock"
 	"tix/internal/payment"
 	"tix/internal/queue"
 	"tix/internal/testenv"
@@ -44,7 +45,8 @@ func TestHandler_SampleSQSBatch(t *testing.T) {
 // A pending test order whose expiry timer arrives through the real handler is
 // cancelled and its stock returned.
 func TestHandler_ExpiresOverdueOrder(t *testing.T) {
-	env := lambdaenv.New(t)
+	clk := &clock.Shifted{}
+	env := lambdaenv.NewWithClock(t, clk)
 	ctx := context.Background()
 	a := env.App
 	a.Sales.Settings.TestOrderTTL = time.Second
@@ -58,7 +60,7 @@ func TestHandler_ExpiresOverdueOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	clk.Advance(1100 * time.Millisecond)
 	body, _ := json.Marshal(ticketing.Timer{Kind: ticketing.TimerOrderExpiry, OrderID: res.Order.ID, Due: res.Order.ExpiresAt})
 	out, err := invokeSQS(a, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body)}}})
 	if err != nil || len(out.BatchItemFailures) != 0 {
@@ -103,7 +105,8 @@ func invokeSQS(a *app.App, ev events.SQSEvent) (events.SQSEventResponse, error) 
 // their stock is returned; an invocation that is neither SQS nor the schedule
 // is refused.
 func TestHandler_ScheduledEventSweeps(t *testing.T) {
-	env := lambdaenv.New(t)
+	clk := &clock.Shifted{}
+	env := lambdaenv.NewWithClock(t, clk)
 	ctx := context.Background()
 	a := env.App
 	a.Sales.Settings.TestOrderTTL = 2 * time.Second
@@ -147,7 +150,7 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	if n := soldGA(t, a); n != 5 {
 		t.Fatalf("sold %d before the sweep, want 5", n)
 	}
-	time.Sleep(2100 * time.Millisecond)
+	clk.Advance(2100 * time.Millisecond)
 	if _, err := handler(a)(ctx, raw); err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,8 @@ type errorDetail struct {
 }
 
 // writeError answers with the contract's envelope. Anything that is not a
-// *ticketing.Error is an internal error: logged with the request id, and the
-// client sees only a generic message and that id.
+// *ticketing.Error is an internal error: logged (the logger adds the request
+// id from the context), and the client sees only a generic message and that id.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *ticketing.Error
 	if !errors.As(err, &e) {
@@ -56,8 +56,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	msg := e.Message
 	if status >= 500 {
-		slog.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()),
-			"method", r.Method, "path", r.URL.Path, "code", e.Code, "error", err)
+		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", e.Code, "error", err)
 		if e.Code == ticketing.CodeInternal || msg == "" {
 			msg = "An unexpected error occurred. Reads are safe to retry; retry writes with the same Idempotency-Key. Quote request id " + requestID(r.Context()) + " to support."
 		}

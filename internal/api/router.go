@@ -15,6 +15,7 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/clock"
+	"tix/internal/logging"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
@@ -208,14 +209,12 @@ type router struct {
 type ctxKey int
 
 const (
-	ctxRequestID ctxKey = iota
-	ctxCaller
+	ctxCaller ctxKey = iota
 )
 
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(ctxRequestID).(string)
-	return id
-}
+// requestID is the request's id; the request-id middleware stores it with
+// logging.WithRequestID, so every *Context log call of the request carries it.
+func requestID(ctx context.Context) string { return logging.RequestID(ctx) }
 
 func newRequestID() string {
 	b := make([]byte, 12)
@@ -243,13 +242,13 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	isHealth := path == "/health"
 	if !isHealth {
 		id := newRequestID()
-		r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, id))
+		r = r.WithContext(logging.WithRequestID(r.Context(), id))
 		w.Header().Set("Tix-Request-Id", id)
 		w.Header().Set("Tix-Version", APIVersion)
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			slog.ErrorContext(r.Context(), "panic", "request_id", requestID(r.Context()), "method", r.Method,
+			slog.ErrorContext(r.Context(), "panic", "method", r.Method,
 				"path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
 			writeError(w, r, ticketing.Errorf(ticketing.CodeInternal, "panic"))
 		}

@@ -14,6 +14,7 @@ import (
 	"tix/internal/awscfg"
 	"tix/internal/clock"
 	"tix/internal/config"
+	"tix/internal/logging"
 	"tix/internal/payment"
 	"tix/internal/queue"
 	"tix/internal/store"
@@ -28,7 +29,7 @@ type App struct {
 	Queue  *queue.Client
 	Timers *queue.Timers
 	Sales  *ticketing.Sales
-	// Webhooks fans order events out and delivers them.
+	// Webhooks fans order events out and delivers them (docs/ARCHITECTURE.md, Webhooks).
 	Webhooks *webhook.Service
 	Server   *api.Server
 }
@@ -42,7 +43,7 @@ func Logger(cfg config.Config) *slog.Logger {
 	if cfg.LogFormat == "text" {
 		h = slog.NewTextHandler(os.Stderr, opts)
 	}
-	l := slog.New(h)
+	l := slog.New(logging.NewHandler(h)) // records logged with a request's context carry its id
 	slog.SetDefault(l)
 	return l
 }

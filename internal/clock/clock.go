@@ -49,3 +49,21 @@ func FormatPtr(t *time.Time) *string {
 	s := Format(*t)
 	return &s
 }
+
+// Shifted is the system clock moved forward by an offset that only grows: time
+// passes as usual, and a test jumps over a wait with Advance instead of
+// sleeping through it.
+type Shifted struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+// Now returns the system time in UTC plus the offset.
+func (s *Shifted) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Now().UTC().Add(s.off)
+}
+
+// Advance moves the clock forward by d.
+func (s *Shifted) Advance(d time.Duration) { s.mu.Lock(); s.off += d; s.mu.Unlock() }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -44,25 +42,9 @@ func testClient(t *testing.T) *Client {
 // queued counts a queue's messages, visible or in flight (not yet deleted).
 func queued(t *testing.T, c *Client, name string) int {
 	t.Helper()
-	u, err := c.url(context.Background(), name)
+	n, err := c.Depth(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
-	}
-	out, err := c.sqs.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(u),
-		AttributeNames: []types.QueueAttributeName{
-			types.QueueAttributeNameApproximateNumberOfMessages,
-			types.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
-			types.QueueAttributeNameApproximateNumberOfMessagesDelayed,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, v := range out.Attributes {
-		k, _ := strconv.Atoi(v)
-		n += k
 	}
 	return n
 }
@@ -180,6 +162,9 @@ func TestSend_DelayedMessageArrivesLater(t *testing.T) {
 	}
 	if msgs, err := c.Receive(ctx, DeliveriesQueue, 10, 0); err != nil || len(msgs) != 0 {
 		t.Fatalf("immediately after Send: received %d messages (%v), want none for a 2 s delay", len(msgs), err)
+	}
+	if n := queued(t, c, DeliveriesQueue); n != 1 {
+		t.Errorf("Depth counts %d messages while one is delayed, want 1", n)
 	}
 	msgs := receiveWithin(t, c, DeliveriesQueue, 5*time.Second)
 	if len(msgs) != 1 || string(msgs[0].Body) != "later" {
@@ -460,9 +445,9 @@ func TestConsume_DeletesHandledMessagesAndLeavesFailedOnes(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("the failed message did not come back: seen %v", seen)
 	}
-	// The handled ones, had they not been deleted, would have come back by now
-	// too (same visibility timeout, received no later than the failed one).
-	time.Sleep(500 * time.Millisecond)
+	// The handled ones are deleted: the queue holds only the failed one, so
+	// nothing else can come back.
+	testenv.WaitFor(t, 5*time.Second, "the handled messages deleted", func() bool { return queued(t, c, DeliveriesQueue) == 1 })
 	cancel()
 	select {
 	case err := <-done:

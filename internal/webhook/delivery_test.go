@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"tix/internal/app"
+	"tix/internal/clock"
 	"tix/internal/queue"
+	"tix/internal/testenv"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -94,6 +97,7 @@ func (rc *receiver) events() []received {
 type harness struct {
 	t      *testing.T
 	a      *app.App
+	clk    *clock.Shifted // every part of a's clock
 	ctx    context.Context
 	tenant ticketing.Tenant
 }
@@ -102,7 +106,8 @@ type harness struct {
 // (the test drives messages itself).
 func newHarness(t *testing.T, consume bool) *harness {
 	t.Helper()
-	env := lambdaenv.New(t)
+	clk := &clock.Shifted{}
+	env := lambdaenv.NewWithClock(t, clk)
 	a := env.App
 	app.AllowLoopbackWebhooks(a.Webhooks, a.Config) // the receivers are on loopback
 	a.Webhooks.Settings.Schedule = []time.Duration{0, time.Second, time.Second, time.Second, time.Second}
@@ -123,7 +128,7 @@ func newHarness(t *testing.T, consume bool) *harness {
 			return a.HandleTimerMessage(ctx, m.Body)
 		})
 	})
-	return &harness{t: t, a: a, ctx: ctx, tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}}
+	return &harness{t: t, a: a, clk: clk, ctx: ctx, tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}}
 }
 
 // endpoint registers (and, when verify, verifies) an endpoint for rc.
@@ -158,6 +163,20 @@ func (h *harness) order(sales *ticketing.Sales) *ticketing.Order {
 	return res.Order
 }
 
+// settled waits until the deliveries queue is empty: every fan-out and attempt
+// sent so far has been handled, so no POST is still to come (the harness runs
+// no sweep).
+func (h *harness) settled() {
+	h.t.Helper()
+	testenv.WaitFor(h.t, 10*time.Second, "the deliveries queue to empty", func() bool {
+		n, err := h.a.Queue.Depth(h.ctx, queue.DeliveriesQueue)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		return n == 0
+	})
+}
+
 func (h *harness) simulate(id, outcome string) {
 	h.t.Helper()
 	if _, err := h.a.Sales.Simulate(h.ctx, h.tenant, id, outcome); err != nil {
@@ -165,23 +184,11 @@ func (h *harness) simulate(id, outcome string) {
 	}
 }
 
-// waitFor polls cond for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // eventFor waits for the receiver's event of type typ for order id.
 func eventFor(t *testing.T, rc *receiver, typ, id string) received {
 	t.Helper()
 	var got received
-	waitFor(t, 10*time.Second, typ+" of "+id, func() bool {
+	testenv.WaitFor(t, 10*time.Second, typ+" of "+id, func() bool {
 		for _, e := range rc.events() {
 			if e.Env.Type == typ && e.Order.ID == id {
 				got = e
@@ -264,12 +271,12 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 
 	id := webhook.DeliveryID(e.Env.ID, ep.ID)
 	// The receiver has answered; the attempt is recorded just after.
-	waitFor(t, 5*time.Second, "the attempt recorded", func() bool { return h.delivery(id).Status != webhook.DeliveryPending })
+	testenv.WaitFor(t, 5*time.Second, "the attempt recorded", func() bool { return h.delivery(id).Status != webhook.DeliveryPending })
 	d := h.delivery(id)
 	if d.Status != webhook.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode == nil || *d.LastStatusCode != 200 || d.DeliveredAt == nil {
 		t.Errorf("delivery after success: %+v", d)
 	}
-	waitFor(t, 5*time.Second, "last_delivery_at", func() bool {
+	testenv.WaitFor(t, 5*time.Second, "last_delivery_at", func() bool {
 		got, err := h.a.Webhooks.GetEndpoint(h.ctx, ep.ID)
 		return err == nil && got.LastDeliveryAt != nil && got.ConsecutiveFailures == 0
 	})
@@ -291,7 +298,7 @@ func TestRetriesFollowTheScheduleWithTheSameEnvelope(t *testing.T) {
 	o := h.order(h.a.Sales)
 	start := time.Now()
 	h.simulate(o.ID, ticketing.OutcomePaid)
-	waitFor(t, 15*time.Second, "three attempts", func() bool { return len(rc.events()) >= 3 })
+	testenv.WaitFor(t, 15*time.Second, "three attempts", func() bool { return len(rc.events()) >= 3 })
 	got := rc.events()
 	for i, e := range got {
 		if e.Env.ID != got[0].Env.ID || string(e.Body) != string(got[0].Body) {
@@ -303,7 +310,7 @@ func TestRetriesFollowTheScheduleWithTheSameEnvelope(t *testing.T) {
 		t.Errorf("3 attempts took %s; the schedule waits 1 s between attempts", elapsed)
 	}
 	id := webhook.DeliveryID(got[0].Env.ID, ep.ID)
-	waitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 	d := h.delivery(id)
 	if d.Attempts != 3 || len(d.Log) != 3 || d.Log[0].StatusCode != 503 || d.Log[1].StatusCode != 503 || d.Log[2].StatusCode != 204 {
 		t.Errorf("delivery %+v, log %+v", d, d.Log)
@@ -311,7 +318,7 @@ func TestRetriesFollowTheScheduleWithTheSameEnvelope(t *testing.T) {
 	if d.Log[0].Error == "" || d.Log[2].Error != "" {
 		t.Errorf("attempt errors: %+v", d.Log)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	h.settled()
 	if n := len(rc.events()); n != 3 {
 		t.Errorf("receiver got %d POSTs after the delivery succeeded, want 3", n)
 	}
@@ -362,7 +369,7 @@ func TestOnlyVerifiedActiveSubscribedEndpointsReceive(t *testing.T) {
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
 	e := eventFor(t, control, ticketing.EventOrderPaid, o.ID)
-	time.Sleep(500 * time.Millisecond)
+	h.settled()
 	for name, rc := range map[string]*receiver{"unverified": unverified, "disabled": disabled, "refunds-only": refundsOnly} {
 		if n := len(rc.events()); n != 0 {
 			t.Errorf("%s endpoint got %d events", name, n)
@@ -374,7 +381,7 @@ func TestOnlyVerifiedActiveSubscribedEndpointsReceive(t *testing.T) {
 		}
 	}
 	cid := webhook.DeliveryID(e.Env.ID, cep.ID)
-	waitFor(t, 5*time.Second, "the control delivery delivered", func() bool { return h.delivery(cid).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 5*time.Second, "the control delivery delivered", func() bool { return h.delivery(cid).Status == webhook.DeliveryDelivered })
 }
 
 // An endpoint that never delivered is disabled after DisableFailuresNew
@@ -388,7 +395,7 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 	ep, _ := h.endpoint(rc, true)
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
-	waitFor(t, 15*time.Second, "endpoint disabled", func() bool {
+	testenv.WaitFor(t, 15*time.Second, "endpoint disabled", func() bool {
 		got, err := h.a.Webhooks.GetEndpoint(h.ctx, ep.ID)
 		return err == nil && got.Status == webhook.EndpointDisabled
 	})
@@ -397,8 +404,8 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 		t.Errorf("disabled endpoint: failures %d, reason %q", got.ConsecutiveFailures, got.DisabledReason)
 	}
 	id := webhook.DeliveryID(rc.events()[0].Env.ID, ep.ID)
-	waitFor(t, 5*time.Second, "delivery skipped", func() bool { return h.delivery(id).Status == webhook.DeliverySkipped })
-	time.Sleep(1500 * time.Millisecond)
+	testenv.WaitFor(t, 5*time.Second, "delivery skipped", func() bool { return h.delivery(id).Status == webhook.DeliverySkipped })
+	h.settled()
 	if n := len(rc.events()); n != 3 {
 		t.Errorf("receiver got %d POSTs, want 3 (disabled after the third)", n)
 	}
@@ -415,7 +422,7 @@ func TestRedeliver(t *testing.T) {
 	h.simulate(o.ID, ticketing.OutcomePaid)
 	first := eventFor(t, rc, ticketing.EventOrderPaid, o.ID)
 	id := webhook.DeliveryID(first.Env.ID, ep.ID)
-	waitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 
 	code := func(err error) ticketing.Code {
 		var e *ticketing.Error
@@ -441,13 +448,13 @@ func TestRedeliver(t *testing.T) {
 	if _, err := h.a.Webhooks.Redeliver(h.ctx, "org_l", ticketing.EnvTest, id); code(err) != ticketing.CodeConflict {
 		t.Errorf("redeliver of a pending delivery: %v", err)
 	}
-	waitFor(t, 10*time.Second, "second POST", func() bool { return len(rc.events()) == 2 })
+	testenv.WaitFor(t, 10*time.Second, "second POST", func() bool { return len(rc.events()) == 2 })
 	second := rc.events()[1]
 	if second.Env.ID != first.Env.ID {
 		t.Errorf("redelivery sent envelope %s, first %s", second.Env.ID, first.Env.ID)
 	}
 	checkSigned(t, second, secret)
-	waitFor(t, 5*time.Second, "delivered again", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 5*time.Second, "delivered again", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 	if d := h.delivery(id); d.Attempts != 1 || len(d.Log) != 2 || d.Log[1].Gen != 2 {
 		t.Errorf("after redelivery: %+v log %+v", d, d.Log)
 	}
@@ -478,7 +485,7 @@ func TestSweepDeliversAnEventThatWasNeverEnqueued(t *testing.T) {
 	h.a.Sales.Events = failingPublisher{}
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
-	time.Sleep(500 * time.Millisecond)
+	h.settled()
 	if n := len(rc.events()); n != 0 {
 		t.Fatalf("got %d events without a fan-out message", n)
 	}
@@ -486,7 +493,7 @@ func TestSweepDeliversAnEventThatWasNeverEnqueued(t *testing.T) {
 	if err != nil || rep.Events != 0 {
 		t.Fatalf("a sweep within the grace period took the event: %+v %v", rep, err)
 	}
-	time.Sleep(h.a.Webhooks.Settings.SweepGrace)
+	h.clk.Advance(h.a.Webhooks.Settings.SweepGrace)
 	if rep, err = h.a.Webhooks.Sweep(h.ctx); err != nil || rep.Events != 1 {
 		t.Fatalf("sweep: %+v %v", rep, err)
 	}
@@ -537,13 +544,15 @@ func TestSweepSendsAttemptsWhoseMessagesWereLost(t *testing.T) {
 	ep, _ := h.endpoint(rc, true)
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
-	time.Sleep(700 * time.Millisecond)
+	h.settled() // the fan-out is handled: the delivery exists, its attempt message lost
 	if n := len(rc.events()); n != 0 {
 		t.Fatalf("got %d POSTs though the attempt message was lost", n)
 	}
 	sweepUntil := func(want int) {
 		t.Helper()
-		waitFor(t, 15*time.Second, "the sweep to resend", func() bool {
+		// Past the attempt's due time (the schedule waits at most 1 s here) and the grace.
+		h.clk.Advance(time.Second + h.a.Webhooks.Settings.SweepGrace)
+		testenv.WaitFor(t, 15*time.Second, "the sweep to resend", func() bool {
 			if _, err := h.a.Webhooks.Sweep(h.ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -551,9 +560,11 @@ func TestSweepSendsAttemptsWhoseMessagesWereLost(t *testing.T) {
 		})
 	}
 	sweepUntil(1)
-	sweepUntil(2)
 	id := webhook.DeliveryID(rc.events()[0].Env.ID, ep.ID)
-	waitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	// The failure is recorded (and its retry message lost) before time moves on.
+	testenv.WaitFor(t, 5*time.Second, "attempt 1 recorded", func() bool { return h.delivery(id).Attempts == 1 })
+	sweepUntil(2)
+	testenv.WaitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 	if d := h.delivery(id); d.Attempts != 2 {
 		t.Errorf("attempts %d, want 2: %+v", d.Attempts, d.Log)
 	}
@@ -581,12 +592,18 @@ func (s *failSaveOnce) SaveDelivery(ctx context.Context, d *webhook.Delivery) er
 	return s.Store.SaveDelivery(ctx, d)
 }
 
-// attemptMessages receives the deliveries queue's messages for a while.
-func attemptMessages(t *testing.T, h *harness, wait time.Duration) []webhook.Message {
+// attemptMessages takes the deliveries queue's messages: it counts what is
+// queued, delayed messages included (everything the handlers have sent so
+// far, since a send returns once the message is stored), then receives and
+// deletes that many, waiting for delayed ones to become visible.
+func attemptMessages(t *testing.T, h *harness) []webhook.Message {
 	t.Helper()
+	n, err := h.a.Queue.Depth(h.ctx, queue.DeliveriesQueue)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []webhook.Message
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
+	testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("the %d queued messages", n), func() bool {
 		ms, err := h.a.Queue.Receive(h.ctx, queue.DeliveriesQueue, 10, time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -601,7 +618,8 @@ func attemptMessages(t *testing.T, h *harness, wait time.Duration) []webhook.Mes
 				t.Fatal(err)
 			}
 		}
-	}
+		return len(out) >= n
+	})
 	return out
 }
 
@@ -618,7 +636,7 @@ func TestDuplicateMessagesDoNotCorruptAttempts(t *testing.T) {
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
 
-	msgs := attemptMessages(t, h, 1500*time.Millisecond)
+	msgs := attemptMessages(t, h)
 	if len(msgs) != 1 || msgs[0].Kind != webhook.KindFanout {
 		t.Fatalf("queue after payment: %+v", msgs)
 	}
@@ -629,7 +647,7 @@ func TestDuplicateMessagesDoNotCorruptAttempts(t *testing.T) {
 	if err := h.a.HandleDeliveryMessage(h.ctx, mustJSON(t, msgs[0])); err != nil {
 		t.Fatal(err)
 	}
-	msgs = attemptMessages(t, h, 1500*time.Millisecond)
+	msgs = attemptMessages(t, h)
 	if len(msgs) != 1 || msgs[0].Kind != webhook.KindAttempt || msgs[0].N != 1 {
 		t.Fatalf("after two fan-outs: %+v", msgs)
 	}
@@ -653,7 +671,7 @@ func TestDuplicateMessagesDoNotCorruptAttempts(t *testing.T) {
 	if d.Attempts != 1 || len(d.Log) != 1 || d.Status != webhook.DeliveryPending {
 		t.Fatalf("after duplicates of attempt 1: attempts %d, log %+v", d.Attempts, d.Log)
 	}
-	msgs = attemptMessages(t, h, 2500*time.Millisecond) // attempt 2 waits 1 s
+	msgs = attemptMessages(t, h) // attempt 2 waits 1 s
 	if len(msgs) != 1 || msgs[0].N != 2 {
 		t.Fatalf("next attempts scheduled: %+v, want exactly attempt 2", msgs)
 	}

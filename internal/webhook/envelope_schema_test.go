@@ -12,6 +12,7 @@ import (
 
 	"tix/internal/api"
 	"tix/internal/api/openapitest"
+	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
@@ -48,7 +49,7 @@ func TestEnvelopesMatchTheOpenAPIDocument(t *testing.T) {
 	}
 	paid := h.order(h.a.Sales)
 	h.simulate(paid.ID, ticketing.OutcomePaid)
-	waitFor(t, 10*time.Second, "order.paid", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "order.paid", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return bodies[ticketing.EventOrderPaid] != nil

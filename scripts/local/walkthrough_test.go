@@ -132,17 +132,19 @@ func startRunner(t *testing.T, root, bin string, env []string, table string) str
 			_ = st.DeleteTable(context.Background())
 		}
 	})
-	deadline := time.Now().Add(90 * time.Second)
-	for !strings.Contains(out.String(), "Operator CLI:") {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the runner's output:\n%s", out.String())
+		}
+	})
+	testenv.WaitFor(t, 90*time.Second, "the runner's welcome", func() bool {
 		select {
 		case <-done:
-			t.Fatalf("the runner stopped:\n%s", out.String())
-		case <-time.After(100 * time.Millisecond):
+			t.Fatal("the runner stopped before its welcome")
+		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no welcome after 90 s:\n%s", out.String())
-		}
-	}
+		return strings.Contains(out.String(), "Operator CLI:")
+	})
 	return out.String()
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"tix/internal/app"
 	"tix/internal/auth"
+	"tix/internal/clock"
 	"tix/internal/config"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -30,11 +31,18 @@ type Env struct {
 	keyID string
 }
 
-// New builds the environment.
+// New builds the environment on the system clock.
 func New(t *testing.T) *Env {
 	t.Helper()
+	return NewWithClock(t, nil)
+}
+
+// NewWithClock builds the environment with every part of the app on clock c
+// (nil: the system clock), so that a test can move time instead of waiting.
+func NewWithClock(t *testing.T, c clock.Clock) *Env {
+	t.Helper()
 	ctx := context.Background()
-	st := testenv.Store(t, nil)
+	st := testenv.Store(t, c)
 	prefix := testenv.UniqueName("tix-fn")
 	// The app reaches DynamoDB Local through a recorder (Record, CheckAccess).
 	dynamo := newRecorder(t, testenv.DynamoEndpoint(t))
@@ -58,7 +66,7 @@ func New(t *testing.T) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(ctx, cfg, nil)
+	a, err := app.New(ctx, cfg, c)
 	if err != nil {
 		t.Fatal(err)
 	}
