@@ -9,14 +9,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"tix/internal/catalogimport"
 	"tix/internal/ticketing"
 )
 
 // ImportCatalog writes an organizer's imported events (built by
-// ticketing.ParseCatalog) after checking, for both environments, that nothing
-// sold would be broken (ticketing.CheckReimport) and that no slug is taken by
+// catalogimport.ParseCatalog) after checking, for both environments, that nothing
+// sold would be broken (catalogimport.CheckReimport) and that no slug is taken by
 // another of the organizer's events. Any problem refuses the whole import with an
-// invalid_request *ticketing.Error listing them (ticketing.ImportProblems), and
+// invalid_request *ticketing.Error listing them (catalogimport.ImportProblems), and
 // nothing is written. An existing event keeps its created_at (events[i].CreatedAt
 // is set from it). Events absent from the import are left as they are.
 //
@@ -31,7 +32,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 		}
 		inImport[e.ID] = e
 	}
-	var problems ticketing.ImportErrors
+	var problems catalogimport.ImportErrors
 	existing := make([]*ticketing.Event, len(events))
 	for i, e := range events {
 		path := fmt.Sprintf("events[%d]", i)
@@ -40,7 +41,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 			return err
 		}
 		if found && old.OrganizerID != organizerID {
-			problems = append(problems, ticketing.ImportError{Path: path + ".ref", Message: "event id " + e.ID + " belongs to another organizer"})
+			problems = append(problems, catalogimport.ImportError{Path: path + ".ref", Message: "event id " + e.ID + " belongs to another organizer"})
 			continue
 		}
 		existing[i] = old
@@ -51,7 +52,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 			case err != nil:
 				return fmt.Errorf("check slug of %s: %w", e.ID, err)
 			case other.ID != e.ID && slugStaysWith(other.ID, *e.Slug, inImport):
-				problems = append(problems, ticketing.ImportError{
+				problems = append(problems, catalogimport.ImportError{
 					Path:    path + ".slug",
 					Message: fmt.Sprintf("%q is already used by event %s (ref %q)", *e.Slug, other.ID, other.Ref),
 				})
@@ -65,7 +66,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 			if err != nil {
 				return fmt.Errorf("check stock of %s: %w", e.ID, err)
 			}
-			problems = append(problems, ticketing.CheckReimport(path, old, e, env, stock, now)...)
+			problems = append(problems, catalogimport.CheckReimport(path, old, e, env, stock, now)...)
 		}
 	}
 	if err := problems.Err(); err != nil {
