@@ -189,3 +189,29 @@ func TestImportCatalog_SlugTakenByADraft(t *testing.T) {
 		t.Fatalf("problems = %v, want the slug taken by the draft", p)
 	}
 }
+
+// Reading a missing event or organizer is a not_found error, never a nil value
+// without an error.
+func TestCatalogReads_MissingIsNotFound(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t, nil)
+	ctx := context.Background()
+	missing := catalogimport.CatalogEventID(importOrg, "missing")
+	cases := []struct {
+		name string
+		read func() (any, error)
+	}{
+		{"GetCatalogEvent", func() (any, error) { return st.GetCatalogEvent(ctx, importOrg, missing) }},
+		{"GetEvent", func() (any, error) { return st.GetEvent(ctx, importOrg, missing, ticketing.EnvTest) }},
+		{"GetEventWithSeating", func() (any, error) { return st.GetEventWithSeating(ctx, importOrg, missing, ticketing.EnvTest) }},
+		{"GetEventBySlug", func() (any, error) { return st.GetEventBySlug(ctx, importOrg, "missing", ticketing.EnvTest) }},
+		{"GetOrganizer", func() (any, error) { return st.GetOrganizer(ctx, "org_missing") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := c.read(); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+				t.Errorf("err = %v, want not_found", err)
+			}
+		})
+	}
+}
