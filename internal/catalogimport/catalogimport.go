@@ -14,7 +14,7 @@ import (
 )
 
 // ParseCatalog reads, validates and builds an import file for organizerID. The
-// error, if any, is an invalid_request *Error listing every problem (see
+// error, if any, is an invalid_request *ticketing.Error listing every problem (see
 // ImportProblems); no events are returned then. now becomes CreatedAt/UpdatedAt.
 func ParseCatalog(organizerID string, data []byte, now time.Time) ([]*ticketing.Event, error) {
 	var f CatalogFile

@@ -41,7 +41,7 @@ func (l ImportErrors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Err returns nil for an empty list, else an invalid_request *Error whose
+// Err returns nil for an empty list, else an invalid_request *ticketing.Error whose
 // message lists every problem; ImportProblems recovers the list from it.
 func (l ImportErrors) Err() error {
 	if len(l) == 0 {
@@ -59,7 +59,7 @@ func (l ImportErrors) Err() error {
 	}
 }
 
-// importProblems carries the list inside an *Error without repeating it in Error().
+// importProblems carries the list inside a *ticketing.Error without repeating it in Error().
 type importProblems struct{ list ImportErrors }
 
 func (p importProblems) Error() string { return fmt.Sprintf("%d problem(s)", len(p.list)) }
