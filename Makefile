@@ -66,7 +66,7 @@ init-time: setup ## start-up of each Lambda binary to its first answer via a fak
 
 fuzz: ## fuzz the cursor decoder and the catalog import (FUZZTIME each, default 60s; not part of make test)
 	go test -run '^$$' -fuzz '^FuzzCursorDecode$$' -fuzztime $${FUZZTIME:-60s} ./internal/store
-	go test -run '^$$' -fuzz '^FuzzParseCatalog$$' -fuzztime $${FUZZTIME:-60s} ./internal/ticketing
+	go test -run '^$$' -fuzz '^FuzzParseCatalog$$' -fuzztime $${FUZZTIME:-60s} ./internal/catalogimport
 
 clean: ## remove build output and local data
 	rm -rf build .data cdk.out

@@ -80,21 +80,13 @@ type performerJSON struct {
 	DurationMin *int    `json:"duration_min"`
 }
 
+// tierJSON is the contract's Tier: an AvailabilityTier (price, counts, sales
+// window) plus the tier's description, persons per unit and seating flag.
 type tierJSON struct {
-	ID              string  `json:"id"`
-	Name            string  `json:"name"`
+	availabilityTierJSON
 	Description     *string `json:"description"`
-	Price           int64   `json:"price"`
-	Currency        string  `json:"currency"`
-	QtyTotal        int     `json:"qty_total"`
-	QtySold         int     `json:"qty_sold"`
-	QtyAvailable    int     `json:"qty_available"`
-	SoldOut         bool    `json:"sold_out"`
 	PersonsIncluded int     `json:"persons_included"`
 	Seating         bool    `json:"seating"`
-	SalesStartAt    *string `json:"sales_start_at"`
-	SalesEndAt      *string `json:"sales_end_at"`
-	IsOnSale        bool    `json:"is_on_sale"`
 }
 
 type eventDetailJSON struct {
@@ -153,11 +145,13 @@ func renderTier(v *ticketing.EventView, t *ticketing.Tier) tierJSON {
 	occ := v.OccurrenceID
 	c := v.Stock.TierCount(v.Event, t, occ, v.Now)
 	return tierJSON{
-		ID: t.ID, Name: t.Name, Description: t.Description, Price: t.Price, Currency: v.Event.Currency,
-		QtyTotal: c.Total, QtySold: c.Sold, QtyAvailable: c.Available, SoldOut: c.SoldOut(),
-		PersonsIncluded: t.PersonsIncluded, Seating: t.InSeatingZone(),
-		SalesStartAt: tsPtr(t.SalesStartAt), SalesEndAt: tsPtr(t.SalesEndAt),
-		IsOnSale: v.Event.TierOnSale(t, occ, v.Now),
+		availabilityTierJSON: availabilityTierJSON{
+			ID: t.ID, Name: t.Name, Price: t.Price, Currency: v.Event.Currency,
+			QtyTotal: c.Total, QtySold: c.Sold, QtyAvailable: c.Available, SoldOut: c.SoldOut(),
+			SalesStartAt: tsPtr(t.SalesStartAt), SalesEndAt: tsPtr(t.SalesEndAt),
+			IsOnSale: v.Event.TierOnSale(t, occ, v.Now),
+		},
+		Description: t.Description, PersonsIncluded: t.PersonsIncluded, Seating: t.InSeatingZone(),
 	}
 }
 
@@ -206,6 +200,8 @@ type availabilityZoneJSON struct {
 	SoldOut   bool   `json:"sold_out"`
 }
 
+// availabilityTierJSON is the contract's AvailabilityTier, and the first part
+// of every Tier (tierJSON embeds it).
 type availabilityTierJSON struct {
 	ID           string  `json:"id"`
 	Name         string  `json:"name"`
@@ -262,10 +258,7 @@ func renderAvailability(v *ticketing.EventView) availabilityJSON {
 	for i := range e.Tiers {
 		t := renderTier(v, &e.Tiers[i])
 		a.TotalAvailable += t.QtyAvailable
-		a.Tiers = append(a.Tiers, availabilityTierJSON{
-			ID: t.ID, Name: t.Name, Price: t.Price, Currency: t.Currency, QtyTotal: t.QtyTotal, QtySold: t.QtySold,
-			QtyAvailable: t.QtyAvailable, SoldOut: t.SoldOut, SalesStartAt: t.SalesStartAt, SalesEndAt: t.SalesEndAt, IsOnSale: t.IsOnSale,
-		})
+		a.Tiers = append(a.Tiers, t.availabilityTierJSON)
 	}
 	a.SoldOut = a.TotalAvailable == 0
 	if e.HasSeating {
@@ -422,4 +415,54 @@ func renderSeat(v *ticketing.EventView, z *ticketing.Zone, s ticketing.Seat) sea
 		sj.Status = "unavailable"
 	}
 	return sj
+}
+
+// Orders (contract section 2, OrderStatus and OrderStatusWithPII).
+
+type buyerJSON struct {
+	Email string  `json:"email"`
+	Name  *string `json:"name"`
+	Phone *string `json:"phone"`
+}
+
+// orderStatusJSON is the contract's OrderStatus: the WebhookOrder that webhooks
+// carry, then the API's additions and, for secret keys holding orders:read,
+// the buyer (OrderStatusWithPII).
+type orderStatusJSON struct {
+	ticketing.WebhookOrder
+	orderAdditionsJSON
+}
+
+type orderAdditionsJSON struct {
+	OccurrenceID *string    `json:"occurrence_id"`
+	ExpiresAt    *string    `json:"expires_at"`
+	Buyer        *buyerJSON `json:"buyer,omitempty"`
+}
+
+// MarshalJSON writes the WebhookOrder's members exactly as a webhook does (its
+// own MarshalJSON would otherwise be promoted and drop the additions), then
+// the additions' members.
+func (o orderStatusJSON) MarshalJSON() ([]byte, error) {
+	order, err := json.Marshal(o.WebhookOrder)
+	if err != nil {
+		return nil, err
+	}
+	more, err := json.Marshal(o.orderAdditionsJSON)
+	if err != nil {
+		return nil, err
+	}
+	// Both are objects with members: {...order...} + {...more...}.
+	return append(append(order[:len(order)-1], ','), more[1:]...), nil
+}
+
+func renderOrder(o *ticketing.Order, pii bool) orderStatusJSON {
+	out := orderStatusJSON{WebhookOrder: o.Webhook()}
+	out.OccurrenceID = strPtr(o.OccurrenceID)
+	if o.Status == ticketing.OrderPending {
+		out.ExpiresAt = tsPtr(&o.ExpiresAt)
+	}
+	if pii {
+		out.Buyer = &buyerJSON{Email: o.Buyer.Email, Name: o.Buyer.Name, Phone: o.Buyer.Phone}
+	}
+	return out
 }

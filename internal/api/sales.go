@@ -267,50 +267,6 @@ func itemName(lines []ticketing.OrderLine) *string {
 	return &n
 }
 
-type buyerJSON struct {
-	Email string  `json:"email"`
-	Name  *string `json:"name"`
-	Phone *string `json:"phone"`
-}
-
-type orderStatusJSON struct {
-	ID               string     `json:"id"`
-	Type             string     `json:"type"`
-	Status           string     `json:"status"`
-	IsPaid           bool       `json:"is_paid"`
-	Livemode         bool       `json:"livemode"`
-	Currency         string     `json:"currency"`
-	BasePrice        int64      `json:"base_price"`
-	ServiceFee       int64      `json:"service_fee"`
-	TotalPrice       int64      `json:"total_price"`
-	Quantity         int        `json:"quantity"`
-	EventID          *string    `json:"event_id"`
-	TicketTierID     *string    `json:"ticket_tier_id"`
-	OccurrenceTierID *string    `json:"occurrence_tier_id"`
-	OccurrenceID     *string    `json:"occurrence_id"`
-	PaidAt           *string    `json:"paid_at"`
-	ExpiresAt        *string    `json:"expires_at"`
-	CreatedAt        string     `json:"created_at"`
-	Buyer            *buyerJSON `json:"buyer,omitempty"`
-}
-
-func renderOrder(o *ticketing.Order, pii bool) orderStatusJSON {
-	wo := o.Webhook()
-	out := orderStatusJSON{
-		ID: wo.ID, Type: wo.Type, Status: wo.Status, IsPaid: wo.IsPaid, Livemode: wo.Livemode, Currency: wo.Currency,
-		BasePrice: wo.BasePrice, ServiceFee: wo.ServiceFee, TotalPrice: wo.TotalPrice, Quantity: wo.Quantity,
-		EventID: wo.EventID, TicketTierID: wo.TicketTierID, OccurrenceTierID: wo.OccurrenceTierID,
-		OccurrenceID: strPtr(o.OccurrenceID), PaidAt: tsPtr(wo.PaidAt), CreatedAt: ts(wo.CreatedAt),
-	}
-	if o.Status == ticketing.OrderPending {
-		out.ExpiresAt = tsPtr(&o.ExpiresAt)
-	}
-	if pii {
-		out.Buyer = &buyerJSON{Email: o.Buyer.Email, Name: o.Buyer.Name, Phone: o.Buyer.Phone}
-	}
-	return out
-}
-
 // seesPII: buyer data only for a secret key holding orders:read (never a
 // publishable key, never a poll token).
 func seesPII(c *caller) bool {

@@ -2,7 +2,7 @@
 // organizers and events of every kind the API serves (general admission, a
 // seating map, a recurring series, free, sales ended, past, draft), and promo
 // codes on the general-admission concert. The catalog is written in the import
-// format (ticketing.CatalogFile), with dates relative to the caller's now, and
+// format (catalogimport.CatalogFile), with dates relative to the caller's now, and
 // goes through the same validation as a file.
 package demo
 
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"tix/internal/catalogimport"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 )
@@ -23,7 +24,7 @@ const (
 	OtherOrganizerName = "Other Organizer"
 )
 
-// Refs of the demo events; ticketing.CatalogEventID(OrganizerID, ref) is the id.
+// Refs of the demo events; catalogimport.CatalogEventID(OrganizerID, ref) is the id.
 const (
 	RefConcert    = "rock-night"     // published, general admission, two tiers, in ~30 days
 	RefTheatre    = "hamlet"         // published, seating map: stalls (VIP row A), balcony, standing
@@ -78,9 +79,9 @@ func Seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) 
 	}
 	for _, c := range []struct {
 		org string
-		f   *ticketing.CatalogFile
+		f   *catalogimport.CatalogFile
 	}{{OrganizerID, Catalog(now)}, {OtherOrganizerID, OtherCatalog(now)}} {
-		events, err := ticketing.BuildCatalog(c.org, c.f, now.UTC())
+		events, err := catalogimport.BuildCatalog(c.org, c.f, now.UTC())
 		if err != nil {
 			return nil, fmt.Errorf("build demo catalog of %s: %w", c.org, err)
 		}
@@ -117,10 +118,10 @@ func existing(ctx context.Context, st *store.Store, now time.Time) (*Result, err
 	}
 	for _, c := range []struct {
 		org string
-		f   *ticketing.CatalogFile
+		f   *catalogimport.CatalogFile
 	}{{OrganizerID, Catalog(now)}, {OtherOrganizerID, OtherCatalog(now)}} {
 		for _, ie := range c.f.Events {
-			e, err := st.GetCatalogEvent(ctx, c.org, ticketing.CatalogEventID(c.org, ie.Ref))
+			e, err := st.GetCatalogEvent(ctx, c.org, catalogimport.CatalogEventID(c.org, ie.Ref))
 			if ticketing.IsCode(err, ticketing.CodeNotFound) {
 				continue
 			}
@@ -152,15 +153,15 @@ func value(v int64) *int64 { return &v }
 
 func coord(v float64) *float64 { return &v }
 
-func gaTier(ref, name string, kopecks int64, capacity int) ticketing.ImportTier {
-	return ticketing.ImportTier{Ref: ref, Name: name, Price: price(kopecks), Capacity: count(capacity)}
+func gaTier(ref, name string, kopecks int64, capacity int) catalogimport.ImportTier {
+	return catalogimport.ImportTier{Ref: ref, Name: name, Price: price(kopecks), Capacity: count(capacity)}
 }
 
 // Catalog is org_demo's catalog, dated relative to now.
-func Catalog(now time.Time) *ticketing.CatalogFile {
+func Catalog(now time.Time) *catalogimport.CatalogFile {
 	salesEnded := now.Add(-24 * time.Hour).UTC().Truncate(time.Second).Format(time.RFC3339)
 	salesStarted := now.Add(-30 * 24 * time.Hour).UTC().Truncate(time.Second).Format(time.RFC3339)
-	return &ticketing.CatalogFile{Events: []ticketing.ImportEvent{
+	return &catalogimport.CatalogFile{Events: []catalogimport.ImportEvent{
 		{
 			Ref: RefConcert, Status: "published", Title: "Rock Night: The Examples", Slug: "rock-night",
 			Description: "Two bands, one long night. Doors open an hour before the start.",
@@ -169,17 +170,17 @@ func Catalog(now time.Time) *ticketing.CatalogFile {
 			CoverWideURL: "https://picsum.photos/seed/tix-rock-wide/1600/600",
 			Latitude:     coord(55.7887), Longitude: coord(37.5496),
 			StartsAt: at(now, 30, 19), EndsAt: at(now, 30, 23), Timezone: "Europe/Moscow", AgeRestriction: count(16),
-			Genres: []ticketing.ImportGenre{{ID: "rock", Name: "Rock", Slug: "rock"}, {ID: "indie", Name: "Indie", Slug: "indie"}},
-			Scene:  &ticketing.ImportScene{ID: "arena-club", Name: "Arena Club Stage", Slug: "arena-club"},
-			Performers: []ticketing.ImportPerformer{
+			Genres: []catalogimport.ImportGenre{{ID: "rock", Name: "Rock", Slug: "rock"}, {ID: "indie", Name: "Indie", Slug: "indie"}},
+			Scene:  &catalogimport.ImportScene{ID: "arena-club", Name: "Arena Club Stage", Slug: "arena-club"},
+			Performers: []catalogimport.ImportPerformer{
 				{Name: "The Examples", Slug: "the-examples", Type: "band", StartsAt: at(now, 30, 21), DurationMin: count(90)},
 				{Name: "Placeholder Trio", Slug: "placeholder-trio", StartsAt: at(now, 30, 19), DurationMin: count(60)},
 			},
-			Tiers: []ticketing.ImportTier{
+			Tiers: []catalogimport.ImportTier{
 				gaTier("dance-floor", "Dance floor", 250000, 800),
 				gaTier("fan-zone", "Fan zone", 450000, 150),
 			},
-			PromoCodes: []ticketing.ImportPromo{
+			PromoCodes: []catalogimport.ImportPromo{
 				{Code: PromoPercent, Type: "percent", Value: value(10)},
 				{Code: PromoFixed, Type: "fixed", Value: value(50000), MaxUses: count(5)},
 			},
@@ -190,14 +191,14 @@ func Catalog(now time.Time) *ticketing.CatalogFile {
 			Description: "A jazz quartet every week, tables in front of the stage.",
 			City:        "Moscow", Venue: "Blue Note Cellar", Address: "Pokrovka 12, Moscow",
 			Latitude: coord(55.7592), Longitude: coord(37.6461), Timezone: "Europe/Moscow",
-			Genres: []ticketing.ImportGenre{{ID: "jazz", Name: "Jazz", Slug: "jazz"}},
-			Occurrences: []ticketing.ImportOccurrence{
+			Genres: []catalogimport.ImportGenre{{ID: "jazz", Name: "Jazz", Slug: "jazz"}},
+			Occurrences: []catalogimport.ImportOccurrence{
 				{Ref: "week-1", StartsAt: at(now, 7, 20), EndsAt: at(now, 7, 22)},
 				{Ref: "week-2", StartsAt: at(now, 14, 20), EndsAt: at(now, 14, 22)},
 				{Ref: "week-3", StartsAt: at(now, 21, 20), EndsAt: at(now, 21, 22), Title: "Jazz Tuesdays: guest night"},
 				{Ref: "week-4", StartsAt: at(now, 28, 20), EndsAt: at(now, 28, 22)},
 			},
-			Tiers: []ticketing.ImportTier{
+			Tiers: []catalogimport.ImportTier{
 				gaTier("entry", "Entry", 120000, 80),
 				{Ref: "table-for-two", Name: "Table for two", Price: price(300000), Capacity: count(10), PersonsIncluded: count(2)},
 			},
@@ -206,62 +207,62 @@ func Catalog(now time.Time) *ticketing.CatalogFile {
 			Ref: RefFree, Status: "published", Title: "Open lecture: how a theatre works", Slug: "open-lecture",
 			City: "Moscow", Venue: "Small Theatre Foyer", StartsAt: at(now, 10, 18), EndsAt: at(now, 10, 20),
 			Timezone: "Europe/Moscow",
-			Tiers:    []ticketing.ImportTier{gaTier("free-entry", "Free entry", 0, 200)},
+			Tiers:    []catalogimport.ImportTier{gaTier("free-entry", "Free entry", 0, 200)},
 		},
 		{
 			Ref: RefSalesEnded, Status: "published", Title: "Farewell show", Slug: "farewell-show",
 			Description: "Online sales have closed; the box office sells what is left.",
 			City:        "Saint Petersburg", Venue: "Harbour Hall", StartsAt: at(now, 12, 19), EndsAt: at(now, 12, 22),
 			Timezone: "Europe/Moscow", SalesStartAt: salesStarted, SalesEndAt: salesEnded,
-			Tiers: []ticketing.ImportTier{gaTier("standard", "Standard", 180000, 300)},
+			Tiers: []catalogimport.ImportTier{gaTier("standard", "Standard", 180000, 300)},
 		},
 		{
 			Ref: RefPast, Status: "published", Title: "Spring gala", Slug: "spring-gala",
 			City: "Moscow", Venue: "Arena Club", StartsAt: at(now, -30, 19), EndsAt: at(now, -30, 23),
 			Timezone: "Europe/Moscow",
-			Tiers:    []ticketing.ImportTier{gaTier("standard", "Standard", 200000, 400)},
+			Tiers:    []catalogimport.ImportTier{gaTier("standard", "Standard", 200000, 400)},
 		},
 		{
 			Ref: RefDraft, Title: "Secret show (not announced)", Slug: "secret-show",
 			City: "Moscow", Venue: "Arena Club", StartsAt: at(now, 60, 20), EndsAt: at(now, 60, 23),
 			Timezone: "Europe/Moscow",
-			Tiers:    []ticketing.ImportTier{gaTier("standard", "Standard", 300000, 200)},
+			Tiers:    []catalogimport.ImportTier{gaTier("standard", "Standard", 300000, 200)},
 		},
 	}}
 }
 
 // theatre is the seated show: stalls rows A-L x 15 (row A is the VIP tier),
 // balcony rows M-P x 12, and a standing area with its own tier: 228 seats.
-func theatre(now time.Time) ticketing.ImportEvent {
-	var stalls, balcony []ticketing.ImportSeatRow
+func theatre(now time.Time) catalogimport.ImportEvent {
+	var stalls, balcony []catalogimport.ImportSeatRow
 	for i := range 12 {
-		r := ticketing.ImportSeatRow{Row: string(rune('A' + i)), Seats: 15, X: 220, Y: 180 + float64(i)*30, DX: 40}
+		r := catalogimport.ImportSeatRow{Row: string(rune('A' + i)), Seats: 15, X: 220, Y: 180 + float64(i)*30, DX: 40}
 		if i == 0 {
 			r.Tier = "vip"
 		}
 		stalls = append(stalls, r)
 	}
 	for i := range 4 {
-		balcony = append(balcony, ticketing.ImportSeatRow{Row: string(rune('M' + i)), Seats: 12, X: 280, Y: 620 + float64(i)*30, DX: 40})
+		balcony = append(balcony, catalogimport.ImportSeatRow{Row: string(rune('M' + i)), Seats: 12, X: 280, Y: 620 + float64(i)*30, DX: 40})
 	}
-	return ticketing.ImportEvent{
+	return catalogimport.ImportEvent{
 		Ref: RefTheatre, Status: "published", Title: "Hamlet", Slug: "hamlet",
 		Description: "Shakespeare's tragedy in three hours, with one interval.",
 		City:        "Moscow", Venue: "Small Theatre", Address: "Teatralnaya Ploshchad 1, Moscow",
 		CoverPosterURL: "https://picsum.photos/seed/tix-hamlet/600/900",
 		Latitude:       coord(55.7601), Longitude: coord(37.6186),
 		StartsAt: at(now, 20, 19), EndsAt: at(now, 20, 22), Timezone: "Europe/Moscow", AgeRestriction: count(12),
-		Genres: []ticketing.ImportGenre{{ID: "drama", Name: "Drama", Slug: "drama"}},
-		Tiers: []ticketing.ImportTier{
+		Genres: []catalogimport.ImportGenre{{ID: "drama", Name: "Drama", Slug: "drama"}},
+		Tiers: []catalogimport.ImportTier{
 			{Ref: "stalls", Name: "Stalls", Price: price(350000), Zone: "stalls", Color: "#1E88E5"},
 			{Ref: "vip", Name: "VIP row", Description: "Row A, with a programme and a glass of sparkling wine.", Price: price(700000), Zone: "stalls", Color: "#8E24AA"},
 			{Ref: "balcony", Name: "Balcony", Price: price(200000), Zone: "balcony", Color: "#43A047"},
 			{Ref: "standing", Name: "Standing", Price: price(80000), Capacity: count(60), Zone: "standing", Color: "#FB8C00"},
 		},
-		Seating: &ticketing.ImportSeating{
+		Seating: &catalogimport.ImportSeating{
 			Width: 1100, Height: 900,
 			Decorations: []byte(`{"stage":{"x":250,"y":40,"width":600,"height":90,"label":"Stage"}}`),
-			Zones: []ticketing.ImportZone{
+			Zones: []catalogimport.ImportZone{
 				{Ref: "stalls", Name: "Stalls", Type: "seated", PrimaryTier: "stalls", Color: "#1E88E5", Rows: stalls,
 					Shape: []byte(`{"type":"rect","x":200,"y":160,"width":640,"height":370}`)},
 				{Ref: "balcony", Name: "Balcony", Type: "seated", PrimaryTier: "balcony", Color: "#43A047", Rows: balcony,
@@ -274,12 +275,12 @@ func theatre(now time.Time) ticketing.ImportEvent {
 }
 
 // OtherCatalog is org_other's catalog: one published event.
-func OtherCatalog(now time.Time) *ticketing.CatalogFile {
-	return &ticketing.CatalogFile{Events: []ticketing.ImportEvent{{
+func OtherCatalog(now time.Time) *catalogimport.CatalogFile {
+	return &catalogimport.CatalogFile{Events: []catalogimport.ImportEvent{{
 		Ref: RefOther, Status: "published", Title: "Other Festival", Slug: "other-festival",
 		City: "Kazan", Venue: "Riverside Park", StartsAt: at(now, 25, 12), EndsAt: at(now, 25, 23),
 		Timezone: "Europe/Moscow",
-		Tiers:    []ticketing.ImportTier{gaTier("day-pass", "Day pass", 350000, 2000)},
+		Tiers:    []catalogimport.ImportTier{gaTier("day-pass", "Day pass", 350000, 2000)},
 	}}}
 }
 
@@ -287,34 +288,34 @@ func OtherCatalog(now time.Time) *ticketing.CatalogFile {
 // seats seats (at least 1): rows of up to 50 in one zone, the first tenth of the
 // rows (at least one, when there are two or more) in a premium tier. For
 // benchmarks and load tests; import it for any organizer.
-func LargeSeatedEvent(ref string, seats int, now time.Time) ticketing.ImportEvent {
+func LargeSeatedEvent(ref string, seats int, now time.Time) catalogimport.ImportEvent {
 	seats = max(seats, 1)
 	nRows := (seats + 49) / 50
 	premiumRows := nRows / 10
 	if premiumRows == 0 && nRows >= 2 {
 		premiumRows = 1
 	}
-	var rows []ticketing.ImportSeatRow
+	var rows []catalogimport.ImportSeatRow
 	for i := 0; seats > 0; i++ {
 		n := min(50, seats)
-		r := ticketing.ImportSeatRow{Row: fmt.Sprintf("R%03d", i+1), Seats: n, X: 10, Y: 10 + float64(i)*12, DX: 12}
+		r := catalogimport.ImportSeatRow{Row: fmt.Sprintf("R%03d", i+1), Seats: n, X: 10, Y: 10 + float64(i)*12, DX: 12}
 		if i < premiumRows {
 			r.Tier = "premium"
 		}
 		rows = append(rows, r)
 		seats -= n
 	}
-	tiers := []ticketing.ImportTier{{Ref: "standard", Name: "Standard", Price: price(150000), Zone: "hall"}}
+	tiers := []catalogimport.ImportTier{{Ref: "standard", Name: "Standard", Price: price(150000), Zone: "hall"}}
 	if premiumRows > 0 {
-		tiers = append(tiers, ticketing.ImportTier{Ref: "premium", Name: "Premium", Price: price(400000), Zone: "hall"})
+		tiers = append(tiers, catalogimport.ImportTier{Ref: "premium", Name: "Premium", Price: price(400000), Zone: "hall"})
 	}
-	return ticketing.ImportEvent{
+	return catalogimport.ImportEvent{
 		Ref: ref, Status: "published", Title: "Large hall " + ref, City: "Moscow", Venue: "Large Hall",
 		StartsAt: at(now, 30, 19), EndsAt: at(now, 30, 22), Timezone: "Europe/Moscow",
 		Tiers: tiers,
-		Seating: &ticketing.ImportSeating{
+		Seating: &catalogimport.ImportSeating{
 			Width: 640, Height: 20 + float64(len(rows))*12,
-			Zones: []ticketing.ImportZone{{Ref: "hall", Name: "Hall", Type: "seated", PrimaryTier: "standard", Rows: rows}},
+			Zones: []catalogimport.ImportZone{{Ref: "hall", Name: "Hall", Type: "seated", PrimaryTier: "standard", Rows: rows}},
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"tix/internal/catalogimport"
 	"tix/internal/demo"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -32,7 +33,7 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 	}
 	get := func(ref string) *ticketing.Event {
 		t.Helper()
-		e, err := st.GetEventWithSeating(ctx, demo.OrganizerID, ticketing.CatalogEventID(demo.OrganizerID, ref), ticketing.EnvTest)
+		e, err := st.GetEventWithSeating(ctx, demo.OrganizerID, catalogimport.CatalogEventID(demo.OrganizerID, ref), ticketing.EnvTest)
 		if err != nil {
 			t.Fatalf("event %s: %v", ref, err)
 		}
@@ -80,8 +81,8 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 		if seats < 200 || seatedZones < 2 || standing != 1 {
 			t.Errorf("seats %d, seated zones %d, standing zones %d", seats, seatedZones, standing)
 		}
-		vip, _ := e.Tier(ticketing.CatalogTierID(demo.OrganizerID, demo.RefTheatre, "vip"))
-		stand, _ := e.Tier(ticketing.CatalogTierID(demo.OrganizerID, demo.RefTheatre, "standing"))
+		vip, _ := e.Tier(catalogimport.CatalogTierID(demo.OrganizerID, demo.RefTheatre, "vip"))
+		stand, _ := e.Tier(catalogimport.CatalogTierID(demo.OrganizerID, demo.RefTheatre, "standing"))
 		if vip == nil || !vip.Seated || vip.Capacity != 15 || stand == nil || stand.Seated || stand.Capacity != 60 {
 			t.Errorf("vip %+v standing %+v", vip, stand)
 		}
@@ -109,7 +110,7 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 		}
 	})
 	t.Run("DraftIsHiddenFromKeys", func(t *testing.T) {
-		id := ticketing.CatalogEventID(demo.OrganizerID, demo.RefDraft)
+		id := catalogimport.CatalogEventID(demo.OrganizerID, demo.RefDraft)
 		if _, err := st.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 			t.Errorf("draft visible: %v", err)
 		}
@@ -118,7 +119,7 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 		}
 	})
 	t.Run("OtherOrganizer", func(t *testing.T) {
-		id := ticketing.CatalogEventID(demo.OtherOrganizerID, demo.RefOther)
+		id := catalogimport.CatalogEventID(demo.OtherOrganizerID, demo.RefOther)
 		if _, err := st.GetEvent(ctx, demo.OtherOrganizerID, id, ticketing.EnvTest); err != nil {
 			t.Errorf("other organizer's event: %v", err)
 		}
@@ -155,20 +156,20 @@ func TestSeed_ReimportReplacesPromoCodes(t *testing.T) {
 	}
 	f := demo.Catalog(now)
 	f.Events = f.Events[:1] // the concert
-	f.Events[0].PromoCodes = []ticketing.ImportPromo{{Code: "late-bird", Type: "percent", Value: new(int64(5)), Tiers: []string{"fan-zone"}}}
-	events, err := ticketing.BuildCatalog(demo.OrganizerID, f, now)
+	f.Events[0].PromoCodes = []catalogimport.ImportPromo{{Code: "late-bird", Type: "percent", Value: new(int64(5)), Tiers: []string{"fan-zone"}}}
+	events, err := catalogimport.BuildCatalog(demo.OrganizerID, f, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.ImportCatalog(ctx, demo.OrganizerID, events); err != nil {
 		t.Fatalf("re-import: %v", err)
 	}
-	id := ticketing.CatalogEventID(demo.OrganizerID, demo.RefConcert)
+	id := catalogimport.CatalogEventID(demo.OrganizerID, demo.RefConcert)
 	e, err := st.GetCatalogEvent(ctx, demo.OrganizerID, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fanZone := ticketing.CatalogTierID(demo.OrganizerID, demo.RefConcert, "fan-zone")
+	fanZone := catalogimport.CatalogTierID(demo.OrganizerID, demo.RefConcert, "fan-zone")
 	if len(e.Promos) != 1 || e.Promos[0].Code != "LATE-BIRD" || len(e.Promos[0].TierIDs) != 1 || e.Promos[0].TierIDs[0] != fanZone {
 		t.Errorf("promo codes after the re-import = %+v, want only LATE-BIRD for the fan zone", e.Promos)
 	}
@@ -180,8 +181,8 @@ func TestSeed_ReimportReplacesPromoCodes(t *testing.T) {
 func TestLargeSeatedEvent(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{1, 49, 120, 2000} {
-		events, err := ticketing.BuildCatalog("org_bench", &ticketing.CatalogFile{
-			Events: []ticketing.ImportEvent{demo.LargeSeatedEvent("bench", n, now)},
+		events, err := catalogimport.BuildCatalog("org_bench", &catalogimport.CatalogFile{
+			Events: []catalogimport.ImportEvent{demo.LargeSeatedEvent("bench", n, now)},
 		}, now)
 		if err != nil {
 			t.Fatalf("%d seats: %v", n, err)

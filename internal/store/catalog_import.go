@@ -9,14 +9,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"tix/internal/catalogimport"
 	"tix/internal/ticketing"
 )
 
 // ImportCatalog writes an organizer's imported events (built by
-// ticketing.ParseCatalog) after checking, for both environments, that nothing
-// sold would be broken (ticketing.CheckReimport) and that no slug is taken by
+// catalogimport.ParseCatalog) after checking, for both environments, that nothing
+// sold would be broken (catalogimport.CheckReimport) and that no slug is taken by
 // another of the organizer's events. Any problem refuses the whole import with an
-// invalid_request *ticketing.Error listing them (ticketing.ImportProblems), and
+// invalid_request *ticketing.Error listing them (catalogimport.ImportProblems), and
 // nothing is written. An existing event keeps its created_at (events[i].CreatedAt
 // is set from it). Events absent from the import are left as they are.
 //
@@ -31,16 +32,20 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 		}
 		inImport[e.ID] = e
 	}
-	var problems ticketing.ImportErrors
+	var problems catalogimport.ImportErrors
 	existing := make([]*ticketing.Event, len(events))
 	for i, e := range events {
 		path := fmt.Sprintf("events[%d]", i)
-		old, found, err := s.loadEvent(ctx, e.ID, true)
-		if err != nil {
+		old, err := s.loadEvent(ctx, e.ID, true)
+		found := err == nil
+		switch {
+		case ticketing.IsCode(err, ticketing.CodeNotFound):
+			old = nil
+		case err != nil:
 			return err
 		}
 		if found && old.OrganizerID != organizerID {
-			problems = append(problems, ticketing.ImportError{Path: path + ".ref", Message: "event id " + e.ID + " belongs to another organizer"})
+			problems = append(problems, catalogimport.ImportError{Path: path + ".ref", Message: "event id " + e.ID + " belongs to another organizer"})
 			continue
 		}
 		existing[i] = old
@@ -51,7 +56,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 			case err != nil:
 				return fmt.Errorf("check slug of %s: %w", e.ID, err)
 			case other.ID != e.ID && slugStaysWith(other.ID, *e.Slug, inImport):
-				problems = append(problems, ticketing.ImportError{
+				problems = append(problems, catalogimport.ImportError{
 					Path:    path + ".slug",
 					Message: fmt.Sprintf("%q is already used by event %s (ref %q)", *e.Slug, other.ID, other.Ref),
 				})
@@ -65,7 +70,7 @@ func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []
 			if err != nil {
 				return fmt.Errorf("check stock of %s: %w", e.ID, err)
 			}
-			problems = append(problems, ticketing.CheckReimport(path, old, e, env, stock, now)...)
+			problems = append(problems, catalogimport.CheckReimport(path, old, e, env, stock, now)...)
 		}
 	}
 	if err := problems.Err(); err != nil {
@@ -95,20 +100,21 @@ func (s *Store) GetCatalogEvent(ctx context.Context, organizerID, eventID string
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
-	e, found, err := s.loadEvent(ctx, eventID, true)
+	e, err := s.loadEvent(ctx, eventID, true)
 	if err != nil {
 		return nil, err
 	}
-	if !found || e.OrganizerID != organizerID {
+	if e.OrganizerID != organizerID {
 		return nil, ticketing.NotFound("event")
 	}
 	return e, nil
 }
 
 // loadEvent reads an event and its map whatever its owner and status, in one
-// Query of its partition, and reports whether it exists. The import reads
-// consistently (it decides on what it sees); the seating endpoint does not.
-func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) (*ticketing.Event, bool, error) {
+// Query of its partition; a missing event is a not_found *ticketing.Error. The
+// import reads consistently (it decides on what it sees); the seating endpoint
+// does not.
+func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) (*ticketing.Event, error) {
 	var meta map[string]types.AttributeValue
 	var parts [][]byte
 	var start map[string]types.AttributeValue
@@ -122,7 +128,7 @@ func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) 
 			ReturnConsumedCapacity:    s.rcc(),
 		})
 		if err != nil {
-			return nil, false, fmt.Errorf("read event %s: %w", eventID, err)
+			return nil, fmt.Errorf("read event %s: %w", eventID, err)
 		}
 		s.record("GetEventWithSeating", out.ConsumedCapacity)
 		for _, it := range out.Items {
@@ -143,15 +149,15 @@ func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) 
 		start = out.LastEvaluatedKey
 	}
 	if meta == nil {
-		return nil, false, nil
+		return nil, ticketing.NotFound("event")
 	}
 	var it eventItem
 	if err := unmarshal(meta, &it); err != nil {
-		return nil, false, fmt.Errorf("decode event %s: %w", eventID, err)
+		return nil, fmt.Errorf("decode event %s: %w", eventID, err)
 	}
 	e, err := it.event()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	e.OrganizerID = it.Org
 	if it.MapParts > 0 && len(parts) > it.MapParts {
@@ -159,10 +165,10 @@ func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) 
 	}
 	if len(parts) > 0 {
 		if e.Seating, err = decodeSeating(parts); err != nil {
-			return nil, false, fmt.Errorf("event %s: %w", eventID, err)
+			return nil, fmt.Errorf("event %s: %w", eventID, err)
 		}
 	}
-	return e, true, nil
+	return e, nil
 }
 
 // slugOwner finds the organizer's event holding slug, drafts included (the API's

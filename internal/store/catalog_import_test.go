@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"tix/internal/catalogimport"
 	"tix/internal/clock"
 	"tix/internal/store"
 	"tix/internal/testenv"
@@ -23,7 +24,7 @@ var importT0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func importCatalog(t *testing.T, st *store.Store, now time.Time, file string) error {
 	t.Helper()
-	events, err := ticketing.ParseCatalog(importOrg, []byte(file), now)
+	events, err := catalogimport.ParseCatalog(importOrg, []byte(file), now)
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
@@ -64,7 +65,7 @@ func TestImportCatalog_ReimportUpdatesInPlaceAndKeepsCreatedAt(t *testing.T) {
 	if err := importCatalog(t, st, later, gaCatalog("Rock Night (moved)", 600)); err != nil {
 		t.Fatalf("re-import: %v", err)
 	}
-	id := ticketing.CatalogEventID(importOrg, "rock")
+	id := catalogimport.CatalogEventID(importOrg, "rock")
 	got, err := st.GetEvent(ctx, importOrg, id, ticketing.EnvTest)
 	if err != nil {
 		t.Fatal(err)
@@ -88,15 +89,15 @@ func TestImportCatalog_CapacityBelowSoldIsRefusedAndChangesNothing(t *testing.T)
 	if err := importCatalog(t, st, importT0, gaCatalog("Rock Night", 500)); err != nil {
 		t.Fatal(err)
 	}
-	id := ticketing.CatalogEventID(importOrg, "rock")
-	tier := ticketing.CatalogTierID(importOrg, "rock", "floor")
+	id := catalogimport.CatalogEventID(importOrg, "rock")
+	tier := catalogimport.CatalogTierID(importOrg, "rock", "floor")
 	putStock(t, st, id, ticketing.EnvTest, "-#T#"+tier, map[string]types.AttributeValue{"sold": &types.AttributeValueMemberN{Value: "7"}})
 
 	err := importCatalog(t, st, importT0.Add(time.Hour), gaCatalog("Rock Night (smaller)", 5))
 	if !ticketing.IsCode(err, ticketing.CodeInvalidRequest) {
 		t.Fatalf("re-import below sold: err = %v, want invalid_request", err)
 	}
-	problems := ticketing.ImportProblems(err)
+	problems := catalogimport.ImportProblems(err)
 	if len(problems) != 1 || problems[0].String() != "events[0].tiers[0].capacity: must be >= 7: 7 units are sold in test" {
 		t.Errorf("problems = %v", problems)
 	}
@@ -127,15 +128,15 @@ func TestImportCatalog_TakenSeatInLiveCannotBeRemoved(t *testing.T) {
 	if err := importCatalog(t, st, importT0, seated(10)); err != nil {
 		t.Fatal(err)
 	}
-	id := ticketing.CatalogEventID(importOrg, "play")
-	seat := ticketing.CatalogSeatID(importOrg, "play", "stalls", "A-10")
+	id := catalogimport.CatalogEventID(importOrg, "play")
+	seat := catalogimport.CatalogSeatID(importOrg, "play", "stalls", "A-10")
 	putStock(t, st, id, ticketing.EnvLive, "-#S#"+seat, map[string]types.AttributeValue{
-		"t":  &types.AttributeValueMemberS{Value: ticketing.CatalogTierID(importOrg, "play", "stalls")},
+		"t":  &types.AttributeValueMemberS{Value: catalogimport.CatalogTierID(importOrg, "play", "stalls")},
 		"st": &types.AttributeValueMemberS{Value: ticketing.SeatHeld},
 		"u":  &types.AttributeValueMemberN{Value: strconv.FormatInt(importT0.Add(10*time.Minute).UnixMilli(), 10)},
 	})
 	err := importCatalog(t, st, importT0, seated(9))
-	if p := ticketing.ImportProblems(err); len(p) != 1 || p[0].String() != "events[0].seating: 1 taken seats in live cannot be removed: A-10 (held)" {
+	if p := catalogimport.ImportProblems(err); len(p) != 1 || p[0].String() != "events[0].seating: 1 taken seats in live cannot be removed: A-10 (held)" {
 		t.Fatalf("problems = %v (err %v)", p, err)
 	}
 	// A draft is invisible to keys, but the import reads it.
@@ -160,8 +161,8 @@ func TestImportCatalog_SlugTakenByAnotherEvent(t *testing.T) {
 	}
 	other := strings.Replace(gaCatalog("Other", 10), `"ref": "rock"`, `"ref": "other"`, 1)
 	err := importCatalog(t, st, importT0, other)
-	want := `events[0].slug: "rock" is already used by event ` + ticketing.CatalogEventID(importOrg, "rock") + ` (ref "rock")`
-	if p := ticketing.ImportProblems(err); len(p) != 1 || p[0].String() != want {
+	want := `events[0].slug: "rock" is already used by event ` + catalogimport.CatalogEventID(importOrg, "rock") + ` (ref "rock")`
+	if p := catalogimport.ImportProblems(err); len(p) != 1 || p[0].String() != want {
 		t.Fatalf("problems = %v, want %s", p, want)
 	}
 	// Handing the slug over in one import is fine.
@@ -184,7 +185,33 @@ func TestImportCatalog_SlugTakenByADraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := strings.Replace(gaCatalog("Other", 10), `"ref": "rock"`, `"ref": "other"`, 1)
-	if p := ticketing.ImportProblems(importCatalog(t, st, importT0, other)); len(p) != 1 || !strings.Contains(p[0].String(), "events[0].slug") {
+	if p := catalogimport.ImportProblems(importCatalog(t, st, importT0, other)); len(p) != 1 || !strings.Contains(p[0].String(), "events[0].slug") {
 		t.Fatalf("problems = %v, want the slug taken by the draft", p)
+	}
+}
+
+// Reading a missing event or organizer is a not_found error, never a nil value
+// without an error.
+func TestCatalogReads_MissingIsNotFound(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t, nil)
+	ctx := context.Background()
+	missing := catalogimport.CatalogEventID(importOrg, "missing")
+	cases := []struct {
+		name string
+		read func() (any, error)
+	}{
+		{"GetCatalogEvent", func() (any, error) { return st.GetCatalogEvent(ctx, importOrg, missing) }},
+		{"GetEvent", func() (any, error) { return st.GetEvent(ctx, importOrg, missing, ticketing.EnvTest) }},
+		{"GetEventWithSeating", func() (any, error) { return st.GetEventWithSeating(ctx, importOrg, missing, ticketing.EnvTest) }},
+		{"GetEventBySlug", func() (any, error) { return st.GetEventBySlug(ctx, importOrg, "missing", ticketing.EnvTest) }},
+		{"GetOrganizer", func() (any, error) { return st.GetOrganizer(ctx, "org_missing") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := c.read(); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+				t.Errorf("err = %v, want not_found", err)
+			}
+		})
 	}
 }

@@ -78,17 +78,17 @@ func (it *eventItem) event() (*ticketing.Event, error) {
 	return &e, nil
 }
 
+// encodeSeating compresses a seating map and cuts it into item-sized parts.
 func encodeSeating(st *ticketing.Seating) ([][]byte, error) {
-	if st == nil {
-		return nil, nil
-	}
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return nil, fmt.Errorf("encode seating: %w", err)
 	}
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(raw)
+	if _, err := zw.Write(raw); err != nil {
+		return nil, fmt.Errorf("compress seating: %w", err)
+	}
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("compress seating: %w", err)
 	}
@@ -126,48 +126,81 @@ func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
 	if err != nil {
 		return err
 	}
-	parts, err := encodeSeating(e.Seating)
+	var parts [][]byte // no seating map: no parts
+	if e.Seating != nil {
+		if parts, err = encodeSeating(e.Seating); err != nil {
+			return err
+		}
+	}
+	oldParts, err := s.eventMapParts(ctx, e)
 	if err != nil {
 		return err
 	}
+	it.MapParts = len(parts)
+	if err := s.writeSeatingMap(ctx, e.ID, parts, oldParts); err != nil {
+		return err
+	}
+	if err := s.updateEventMeta(ctx, e, it); err != nil {
+		return err
+	}
+	return s.putTierReferences(ctx, e)
+}
+
+// eventMapParts reads how many seating-map parts the stored event has (0 when
+// there is none), refusing an event id that belongs to another organizer.
+func (s *Store) eventMapParts(ctx context.Context, e *ticketing.Event) (int, error) {
 	old, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(eventPK(e.ID), skEventMeta), ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String("org, map_parts"),
 	})
 	if err != nil {
-		return fmt.Errorf("read event %s: %w", e.ID, err)
+		return 0, fmt.Errorf("read event %s: %w", e.ID, err)
 	}
-	oldParts := 0
-	if old.Item != nil {
-		var prev eventItem
-		if err := unmarshal(old.Item, &prev); err != nil {
-			return fmt.Errorf("decode event %s: %w", e.ID, err)
-		}
-		if prev.Org != e.OrganizerID {
-			return ticketing.Errorf(ticketing.CodeConflict, "event id %s belongs to another organizer", e.ID)
-		}
-		oldParts = prev.MapParts
+	if old.Item == nil {
+		return 0, nil
 	}
-	it.MapParts = len(parts)
+	var prev eventItem
+	if err := unmarshal(old.Item, &prev); err != nil {
+		return 0, fmt.Errorf("decode event %s: %w", e.ID, err)
+	}
+	if prev.Org != e.OrganizerID {
+		return 0, ticketing.Errorf(ticketing.CodeConflict, "event id %s belongs to another organizer", e.ID)
+	}
+	return prev.MapParts, nil
+}
+
+// writeSeatingMap writes the map's parts and deletes the parts beyond them that
+// a larger previous map left.
+func (s *Store) writeSeatingMap(ctx context.Context, eventID string, parts [][]byte, oldParts int) error {
 	for i, p := range parts {
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table),
 			Item: map[string]types.AttributeValue{
-				"PK": str(eventPK(e.ID)), "SK": str(mapChunkSK(i)), "z": &types.AttributeValueMemberB{Value: p},
+				"PK": str(eventPK(eventID)), "SK": str(mapChunkSK(i)), "z": &types.AttributeValueMemberB{Value: p},
 			},
 		})
 		if err != nil {
-			return fmt.Errorf("write seating map %s part %d: %w", e.ID, i, err)
+			return fmt.Errorf("write seating map %s part %d: %w", eventID, i, err)
 		}
 	}
 	for i := len(parts); i < oldParts; i++ {
 		if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: aws.String(s.table), Key: keyOf(eventPK(e.ID), mapChunkSK(i)),
+			TableName: aws.String(s.table), Key: keyOf(eventPK(eventID), mapChunkSK(i)),
 		}); err != nil {
-			return fmt.Errorf("delete stale seating map %s part %d: %w", e.ID, i, err)
+			return fmt.Errorf("delete stale seating map %s part %d: %w", eventID, i, err)
 		}
 	}
-	// The META item: everything but the sold aggregates and created_at of an existing event.
+	return nil
+}
+
+// eventMetaAttributes are the META item's attributes PutEvent sets, or removes
+// when the event has none; the sold aggregates are not among them, so an
+// existing event keeps its counts.
+var eventMetaAttributes = []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "org", "status", "title_lc", "venue_lc", "city_lc", "scene_id", "ends_at", "doc", "map_parts"}
+
+// updateEventMeta writes the META item: everything but the sold aggregates of
+// an existing event, on condition that the event is new or the organizer's.
+func (s *Store) updateEventMeta(ctx context.Context, e *ticketing.Event, it eventItem) error {
 	av, err := marshal(it)
 	if err != nil {
 		return fmt.Errorf("marshal event %s: %w", e.ID, err)
@@ -176,13 +209,11 @@ func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
 	removes := []string{}
 	names := map[string]string{}
 	vals := map[string]types.AttributeValue{}
-	i := 0
-	for _, k := range []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "org", "status", "title_lc", "venue_lc", "city_lc", "scene_id", "ends_at", "doc", "map_parts"} {
-		i++
-		nk := "#a" + strconv.Itoa(i)
+	for i, k := range eventMetaAttributes {
+		nk := "#a" + strconv.Itoa(i+1)
 		names[nk] = k
 		if v, ok := av[k]; ok {
-			vk := ":a" + strconv.Itoa(i)
+			vk := ":a" + strconv.Itoa(i+1)
 			vals[vk] = v
 			sets = append(sets, nk+" = "+vk)
 		} else {
@@ -206,7 +237,12 @@ func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
 	if err != nil {
 		return fmt.Errorf("write event %s: %w", e.ID, err)
 	}
-	// Tier references let an order name only tier_id (no event_id).
+	return nil
+}
+
+// putTierReferences writes one item per tier, so that an order can name only
+// tier_id (no event_id).
+func (s *Store) putTierReferences(ctx context.Context, e *ticketing.Event) error {
 	for _, t := range e.Tiers {
 		if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table),
@@ -307,11 +343,11 @@ func (s *Store) GetEventWithSeating(ctx context.Context, organizerID, eventID st
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
-	e, found, err := s.loadEvent(ctx, eventID, false)
+	e, err := s.loadEvent(ctx, eventID, false)
 	if err != nil {
 		return nil, err
 	}
-	if !found || e.OrganizerID != organizerID || !e.Visible() {
+	if e.OrganizerID != organizerID || !e.Visible() {
 		return nil, ticketing.NotFound("event")
 	}
 	return e, nil

@@ -21,66 +21,9 @@ import (
 // budget: then the page is short (maybe empty) with has_more and a cursor. The
 // cursor is signed and bound to the query's filters.
 func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticketing.EventPage, error) {
-	index := "GSI1"
-	if q.Sort == ticketing.SortCreatedAt {
-		index = "GSI2"
-	}
-	pkName, skName := index+"PK", index+"SK"
-	names := map[string]string{"#pk": pkName}
-	vals := map[string]types.AttributeValue{":pk": str(eventListPK(q.OrganizerID))}
-	keyCond := "#pk = :pk"
-	var filters []string
-
-	if index == "GSI1" {
-		if q.StartsAfter != nil || q.StartsBefore != nil {
-			names["#sk"] = skName
-		}
-		switch {
-		case q.StartsAfter != nil && q.StartsBefore != nil:
-			keyCond += " AND #sk BETWEEN :lo AND :hi"
-		case q.StartsAfter != nil:
-			keyCond += " AND #sk >= :lo"
-		case q.StartsBefore != nil:
-			keyCond += " AND #sk <= :hi"
-		}
-		if q.StartsAfter != nil {
-			vals[":lo"] = str(sortTime(*q.StartsAfter))
-		}
-		if q.StartsBefore != nil {
-			vals[":hi"] = str(sortTime(*q.StartsBefore) + "#~") // inclusive of every id at that second
-		}
-	} else {
-		// By creation: the start bounds filter on the start time inside GSI1SK.
-		if q.StartsAfter != nil {
-			filters = append(filters, "GSI1SK >= :lo")
-			vals[":lo"] = str(sortTime(*q.StartsAfter))
-		}
-		if q.StartsBefore != nil {
-			filters = append(filters, "GSI1SK <= :hi")
-			vals[":hi"] = str(sortTime(*q.StartsBefore) + "#~")
-		}
-	}
-	switch q.Scope {
-	case ticketing.ScopeUpcoming, "":
-		filters = append(filters, "ends_at > :now")
-		vals[":now"] = str(sortTime(q.Now))
-	case ticketing.ScopePast:
-		filters = append(filters, "ends_at <= :now")
-		vals[":now"] = str(sortTime(q.Now))
-	}
-	if q.Q != "" {
-		filters = append(filters, "(contains(title_lc, :q) OR contains(venue_lc, :q))")
-		vals[":q"] = str(strings.ToLower(q.Q))
-	}
-	if q.City != "" {
-		filters = append(filters, "city_lc = :city")
-		vals[":city"] = str(strings.ToLower(q.City))
-	}
-	if q.SceneID != "" {
-		filters = append(filters, "scene_id = :scene")
-		vals[":scene"] = str(q.SceneID)
-	}
-
+	lq := newEventListQuery(q)
+	lq.startBounds(q)
+	lq.filter(q)
 	fingerprint := queryFingerprint(q)
 	var start map[string]types.AttributeValue
 	if q.Cursor != "" {
@@ -91,15 +34,15 @@ func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticket
 		start = k
 	}
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(index),
-		KeyConditionExpression:    aws.String(keyCond),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: vals,
+		TableName: aws.String(s.table), IndexName: aws.String(lq.index),
+		KeyConditionExpression:    aws.String(lq.keyCond),
+		ExpressionAttributeNames:  lq.names,
+		ExpressionAttributeValues: lq.vals,
 		ScanIndexForward:          aws.Bool(!q.Desc),
 	}
 	readAhead := exact
-	if len(filters) > 0 {
-		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	if len(lq.filters) > 0 {
+		in.FilterExpression = aws.String(strings.Join(lq.filters, " AND "))
 		readAhead = ahead
 	}
 	// Read one more than the page to know whether another page exists.
@@ -107,6 +50,92 @@ func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticket
 	if err != nil {
 		return nil, fmt.Errorf("list events of %s: %w", q.OrganizerID, err)
 	}
+	return s.eventPage(q, lq, res, fingerprint)
+}
+
+// eventListQuery is the Query of one event listing being built: the index, its
+// key condition and the filter expressions with their names and values.
+type eventListQuery struct {
+	index, pkName, skName string
+	names                 map[string]string
+	vals                  map[string]types.AttributeValue
+	keyCond               string
+	filters               []string
+}
+
+func newEventListQuery(q ticketing.EventQuery) *eventListQuery {
+	index := "GSI1"
+	if q.Sort == ticketing.SortCreatedAt {
+		index = "GSI2"
+	}
+	return &eventListQuery{
+		index: index, pkName: index + "PK", skName: index + "SK",
+		names:   map[string]string{"#pk": index + "PK"},
+		vals:    map[string]types.AttributeValue{":pk": str(eventListPK(q.OrganizerID))},
+		keyCond: "#pk = :pk",
+	}
+}
+
+// startBounds bounds the start time: a key condition on GSI1 (by start), a
+// filter on the start time inside GSI1SK on GSI2 (by creation).
+func (lq *eventListQuery) startBounds(q ticketing.EventQuery) {
+	if lq.index != "GSI1" {
+		if q.StartsAfter != nil {
+			lq.filters = append(lq.filters, "GSI1SK >= :lo")
+			lq.vals[":lo"] = str(sortTime(*q.StartsAfter))
+		}
+		if q.StartsBefore != nil {
+			lq.filters = append(lq.filters, "GSI1SK <= :hi")
+			lq.vals[":hi"] = str(sortTime(*q.StartsBefore) + "#~")
+		}
+		return
+	}
+	if q.StartsAfter != nil || q.StartsBefore != nil {
+		lq.names["#sk"] = lq.skName
+	}
+	switch {
+	case q.StartsAfter != nil && q.StartsBefore != nil:
+		lq.keyCond += " AND #sk BETWEEN :lo AND :hi"
+	case q.StartsAfter != nil:
+		lq.keyCond += " AND #sk >= :lo"
+	case q.StartsBefore != nil:
+		lq.keyCond += " AND #sk <= :hi"
+	}
+	if q.StartsAfter != nil {
+		lq.vals[":lo"] = str(sortTime(*q.StartsAfter))
+	}
+	if q.StartsBefore != nil {
+		lq.vals[":hi"] = str(sortTime(*q.StartsBefore) + "#~") // inclusive of every id at that second
+	}
+}
+
+// filter adds the scope (upcoming or past at q.Now), text, city and scene filters.
+func (lq *eventListQuery) filter(q ticketing.EventQuery) {
+	switch q.Scope {
+	case ticketing.ScopeUpcoming, "":
+		lq.filters = append(lq.filters, "ends_at > :now")
+		lq.vals[":now"] = str(sortTime(q.Now))
+	case ticketing.ScopePast:
+		lq.filters = append(lq.filters, "ends_at <= :now")
+		lq.vals[":now"] = str(sortTime(q.Now))
+	}
+	if q.Q != "" {
+		lq.filters = append(lq.filters, "(contains(title_lc, :q) OR contains(venue_lc, :q))")
+		lq.vals[":q"] = str(strings.ToLower(q.Q))
+	}
+	if q.City != "" {
+		lq.filters = append(lq.filters, "city_lc = :city")
+		lq.vals[":city"] = str(strings.ToLower(q.City))
+	}
+	if q.SceneID != "" {
+		lq.filters = append(lq.filters, "scene_id = :scene")
+		lq.vals[":scene"] = str(q.SceneID)
+	}
+}
+
+// eventPage turns the items read (one more than the page when there is another)
+// into the page, its cursor and each event's units sold in q's environment.
+func (s *Store) eventPage(q ticketing.EventQuery, lq *eventListQuery, res listed, fingerprint string) (*ticketing.EventPage, error) {
 	items := res.items
 	page := &ticketing.EventPage{}
 	switch {
@@ -114,7 +143,7 @@ func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticket
 		items = items[:q.Limit]
 		page.HasMore = true
 		last := items[len(items)-1]
-		key := map[string]types.AttributeValue{"PK": last["PK"], "SK": last["SK"], pkName: last[pkName], skName: last[skName]}
+		key := map[string]types.AttributeValue{"PK": last["PK"], "SK": last["SK"], lq.pkName: last[lq.pkName], lq.skName: last[lq.skName]}
 		page.NextCursor = s.cursor.encode(key, fingerprint)
 	case res.resume != nil:
 		page.HasMore = true

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/catalogimport"
 	"tix/internal/config"
 	"tix/internal/demo"
 	"tix/internal/store"
@@ -116,7 +117,7 @@ func printWelcome(cfg config.Config, addr string, keys []demoKey) {
 	fmt.Fprintf(&b, "\nTry it:\n  curl -s -H 'Authorization: Bearer %s' %s/events\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' -H 'Origin: http://localhost:3000' %s/ping\n", keys[1].Secret, base)
 	fmt.Fprintf(&b, "  curl -s %s/health\n", base)
-	tier := ticketing.CatalogTierID(demo.OrganizerID, demo.RefConcert, "dance-floor")
+	tier := catalogimport.CatalogTierID(demo.OrganizerID, demo.RefConcert, "dance-floor")
 	fmt.Fprintf(&b, "\nBuy a ticket (test mode: pay it with simulate-payment, then fetch the tickets; paste in order, bash or zsh):\n")
 	fmt.Fprintf(&b, "  ORDER=$(curl -s -X POST -H 'Authorization: Bearer %s' -H \"Idempotency-Key: try-$RANDOM$RANDOM\" -H 'Content-Type: application/json' \\\n", sk)
 	fmt.Fprintf(&b, "    -d '{\"tier_id\":\"%s\",\"quantity\":2,\"buyer\":{\"email\":\"you@example.com\"}}' %s/orders | %s)\n", tier, base, jsonID)

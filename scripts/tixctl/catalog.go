@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"tix/internal/catalogimport"
 	"tix/internal/ticketing"
 )
 
@@ -119,7 +120,7 @@ func catalogImport(ctx context.Context, a *app, args []string) error {
 	if _, err := st.GetOrganizer(ctx, *org); err != nil {
 		return err
 	}
-	events, err := ticketing.ParseCatalog(*org, data, a.clock.Now())
+	events, err := catalogimport.ParseCatalog(*org, data, a.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func catalogValidate(ctx context.Context, a *app, args []string) error {
 	if owner == "" {
 		owner = "org_validate"
 	}
-	events, err := ticketing.ParseCatalog(owner, data, a.clock.Now())
+	events, err := catalogimport.ParseCatalog(owner, data, a.clock.Now())
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"tix/internal/catalogimport"
 	"tix/internal/clock"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -232,10 +233,10 @@ func (a *app) emit(v any, human func(w io.Writer)) error {
 
 // errorBody is the --json error: {"error": {...}} on stdout.
 type errorBody struct {
-	Message  string                  `json:"message"`
-	Code     string                  `json:"code,omitempty"`
-	Param    string                  `json:"param,omitempty"`
-	Problems []ticketing.ImportError `json:"problems,omitempty"`
+	Message  string                      `json:"message"`
+	Code     string                      `json:"code,omitempty"`
+	Param    string                      `json:"param,omitempty"`
+	Problems []catalogimport.ImportError `json:"problems,omitempty"`
 }
 
 // fail reports err and returns the exit code.
@@ -249,7 +250,7 @@ func (a *app) fail(err error) int {
 		code, body.Code = 2, "usage"
 	case errors.As(err, &te):
 		body.Message, body.Code, body.Param = te.Message, string(te.Code), te.Param
-		body.Problems = ticketing.ImportProblems(err)
+		body.Problems = catalogimport.ImportProblems(err)
 	}
 	if a.json {
 		enc := json.NewEncoder(a.stdout)

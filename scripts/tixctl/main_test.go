@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/catalogimport"
 	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -153,7 +154,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 		} `json:"events"`
 	}
 	c.json(0, &imported, "catalog", "import", "--organizer", "org_cli", catalog)
-	if len(imported.Events) != 2 || imported.Events[0].ID != ticketing.CatalogEventID("org_cli", "rock") || imported.Events[1].Seats != 12 {
+	if len(imported.Events) != 2 || imported.Events[0].ID != catalogimport.CatalogEventID("org_cli", "rock") || imported.Events[1].Seats != 12 {
 		t.Fatalf("import = %+v", imported)
 	}
 	if e, err := st.GetEventBySlug(ctx, "org_cli", "rock-night", ticketing.EnvTest); err != nil || e.Title != "Rock Night" {
@@ -161,7 +162,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	}
 
 	c.json(0, &imported, "catalog", "import", catalog, "--organizer", "org_cli")
-	if len(imported.Events) != 2 || imported.Events[1].ID != ticketing.CatalogEventID("org_cli", "play") {
+	if len(imported.Events) != 2 || imported.Events[1].ID != catalogimport.CatalogEventID("org_cli", "play") {
 		t.Fatalf("re-import = %+v", imported)
 	}
 	draft, err := st.GetCatalogEvent(ctx, "org_cli", imported.Events[1].ID)
@@ -213,7 +214,7 @@ func TestRun_CatalogProblemsAreListedAndNothingIsWritten(t *testing.T) {
 	if failed.Error.Code != "invalid_request" || !strings.Contains(got, "events[0].tiers[0].price: must be >= 0") || !strings.Contains(got, "events[1].titel: unknown field") {
 		t.Errorf("problems = %+v", failed)
 	}
-	if _, err := st.GetCatalogEvent(context.Background(), org.ID, ticketing.CatalogEventID(org.ID, "rock")); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if _, err := st.GetCatalogEvent(context.Background(), org.ID, catalogimport.CatalogEventID(org.ID, "rock")); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Errorf("an invalid import wrote something: %v", err)
 	}
 

@@ -1,23 +1,24 @@
-package ticketing_test
+package catalogimport_test
 
 import (
 	"encoding/json"
 	"os"
 	"testing"
 
+	"tix/internal/catalogimport"
 	"tix/internal/ticketing"
 )
 
 // FuzzParseCatalog checks that any input either yields a list of problems (and no
 // events) or events that hold together: unique ids, computed seated capacities.
 // Seeds live in testdata/fuzz/FuzzParseCatalog; run with
-// `go test -run '^$' -fuzz FuzzParseCatalog -fuzztime 30s ./internal/ticketing`.
+// `go test -run '^$' -fuzz FuzzParseCatalog -fuzztime 30s ./internal/catalogimport`.
 func FuzzParseCatalog(f *testing.F) {
 	if data, err := os.ReadFile("testdata/catalog-small.json"); err == nil {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := ticketing.ParseCatalog("org_fuzz", data, importNow)
+		events, err := catalogimport.ParseCatalog("org_fuzz", data, importNow)
 		if err != nil {
 			if events != nil {
 				t.Fatalf("events returned with an error")
@@ -25,7 +26,7 @@ func FuzzParseCatalog(f *testing.F) {
 			if !ticketing.IsCode(err, ticketing.CodeInvalidRequest) {
 				t.Fatalf("error is not invalid_request: %v", err)
 			}
-			list := ticketing.ImportProblems(err)
+			list := catalogimport.ImportProblems(err)
 			if len(list) == 0 {
 				t.Fatalf("error without problems: %v", err)
 			}

@@ -1,4 +1,4 @@
-package ticketing
+package catalogimport
 
 import (
 	"bytes"
@@ -143,25 +143,12 @@ func (d *strictDecoder) value(path string, v reflect.Value) {
 
 // token decodes the value that starts with tok (at offset off) into v.
 func (d *strictDecoder) token(path string, tok json.Token, off int64, v reflect.Value) {
-	wrong := func(want string) {
-		d.errorAt(path, off, "must be "+want+", not "+describeToken(tok))
-		d.skipRest(path, tok)
-	}
 	if tok == nil {
 		v.SetZero() // null is the same as leaving the field out
 		return
 	}
 	if v.Type() == rawMessageType {
-		if tok != json.Delim('{') {
-			wrong("an object")
-			return
-		}
-		d.skipRest(path, tok)
-		if d.fatal {
-			return
-		}
-		raw := bytes.Clone(d.data[off:d.dec.InputOffset()])
-		v.SetBytes(raw)
+		d.rawObject(path, tok, off, v)
 		return
 	}
 	switch v.Kind() {
@@ -171,60 +158,88 @@ func (d *strictDecoder) token(path string, tok json.Token, off int64, v reflect.
 		v.Set(p)
 	case reflect.Struct:
 		if tok != json.Delim('{') {
-			wrong("an object")
+			d.wrong(path, tok, off, "an object")
 			return
 		}
 		d.object(path, v)
 	case reflect.Slice:
 		if tok != json.Delim('[') {
-			wrong("an array")
+			d.wrong(path, tok, off, "an array")
 			return
 		}
 		d.array(path, v)
 	case reflect.String:
 		s, ok := tok.(string)
 		if !ok {
-			wrong("a string")
+			d.wrong(path, tok, off, "a string")
 			return
 		}
 		v.SetString(s)
 	case reflect.Int, reflect.Int64, reflect.Int32:
-		n, ok := tok.(json.Number)
-		if !ok {
-			wrong("an integer")
-			return
-		}
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		switch {
-		case errors.Is(err, strconv.ErrRange) || (err == nil && v.OverflowInt(i)):
-			d.errorAt(path, off, "integer "+shorten(string(n))+" is out of range")
-		case err != nil:
-			d.errorAt(path, off, "must be an integer, not "+shorten(string(n)))
-		default:
-			v.SetInt(i)
-		}
+		d.integer(path, tok, off, v)
 	case reflect.Float64:
-		n, ok := tok.(json.Number)
-		if !ok {
-			wrong("a number")
-			return
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil || math.IsInf(f, 0) {
-			d.errorAt(path, off, "number "+shorten(string(n))+" is out of range")
-			return
-		}
-		v.SetFloat(f)
+		d.float(path, tok, off, v)
 	case reflect.Bool:
 		b, ok := tok.(bool)
 		if !ok {
-			wrong("true or false")
+			d.wrong(path, tok, off, "true or false")
 			return
 		}
 		v.SetBool(b)
 	default:
 		panic(fmt.Sprintf("catalog import: no decoding for %s", v.Type()))
 	}
+}
+
+// wrong reports a value of the wrong type and skips the rest of it.
+func (d *strictDecoder) wrong(path string, tok json.Token, off int64, want string) {
+	d.errorAt(path, off, "must be "+want+", not "+describeToken(tok))
+	d.skipRest(path, tok)
+}
+
+// rawObject keeps an object opaque to tix as its bytes.
+func (d *strictDecoder) rawObject(path string, tok json.Token, off int64, v reflect.Value) {
+	if tok != json.Delim('{') {
+		d.wrong(path, tok, off, "an object")
+		return
+	}
+	d.skipRest(path, tok)
+	if d.fatal {
+		return
+	}
+	raw := bytes.Clone(d.data[off:d.dec.InputOffset()])
+	v.SetBytes(raw)
+}
+
+func (d *strictDecoder) integer(path string, tok json.Token, off int64, v reflect.Value) {
+	n, ok := tok.(json.Number)
+	if !ok {
+		d.wrong(path, tok, off, "an integer")
+		return
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || (err == nil && v.OverflowInt(i)):
+		d.errorAt(path, off, "integer "+shorten(string(n))+" is out of range")
+	case err != nil:
+		d.errorAt(path, off, "must be an integer, not "+shorten(string(n)))
+	default:
+		v.SetInt(i)
+	}
+}
+
+func (d *strictDecoder) float(path string, tok json.Token, off int64, v reflect.Value) {
+	n, ok := tok.(json.Number)
+	if !ok {
+		d.wrong(path, tok, off, "a number")
+		return
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) {
+		d.errorAt(path, off, "number "+shorten(string(n))+" is out of range")
+		return
+	}
+	v.SetFloat(f)
 }
 
 // object decodes the members of an object whose '{' was read into struct v.
