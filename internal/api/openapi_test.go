@@ -406,7 +406,7 @@ func record(tb testing.TB, method, target string, status int, headers map[string
 		rec.Header().Set("Content-Type", "application/json")
 		rec.WriteHeader(status)
 		if s, ok := body.(string); ok {
-			io.WriteString(rec, s)
+			_, _ = io.WriteString(rec, s)
 		} else if err := json.NewEncoder(rec).Encode(body); err != nil {
 			tb.Fatal(err)
 		}

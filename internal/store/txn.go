@@ -46,20 +46,6 @@ func (e *exprs) s(v string) string     { return e.v(str(v)) }
 func (e *exprs) d(v int64) string      { return e.v(num(strconv.FormatInt(v, 10))) }
 func (e *exprs) ms(t time.Time) string { return e.d(t.UnixMilli()) }
 
-func (e *exprs) namesOrNil() map[string]string {
-	if len(e.names) == 0 {
-		return nil
-	}
-	return e.names
-}
-
-func (e *exprs) valsOrNil() map[string]types.AttributeValue {
-	if len(e.vals) == 0 {
-		return nil
-	}
-	return e.vals
-}
-
 // failedItems returns the indexes of the transaction items whose condition
 // failed (DynamoDB lists a reason per item, "None" for the others), and whether
 // err was a transaction cancellation at all.

@@ -197,7 +197,7 @@ func (s *Sender) Post(ctx context.Context, live bool, url string, body []byte, s
 	} else {
 		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close() // the body is read: a close error changes nothing
 	if r.Err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		text := fmt.Sprintf("redirect not followed (%d)", resp.StatusCode)
 		if loc := resp.Header.Get("Location"); loc != "" {

@@ -43,7 +43,7 @@ func TestPostOK(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		got.method, got.ct, got.ua, got.sig, got.body = r.Method, r.Header.Get("Content-Type"), r.UserAgent(), r.Header.Get("Tix-Signature"), string(b)
 		w.WriteHeader(http.StatusAccepted)
-		io.WriteString(w, `{"nonce":"n_1"}`)
+		_, _ = io.WriteString(w, `{"nonce":"n_1"}`)
 	}))
 	defer srv.Close()
 
@@ -121,7 +121,7 @@ func TestPostTimeoutWhileReadingBody(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(200)
-		io.WriteString(w, "partial")
+		_, _ = io.WriteString(w, "partial")
 		w.(http.Flusher).Flush()
 		select {
 		case <-release:
@@ -139,7 +139,7 @@ func TestPostTimeoutWhileReadingBody(t *testing.T) {
 func TestPostBodyTruncated(t *testing.T) {
 	big := strings.Repeat("x", 10000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, big)
+		_, _ = io.WriteString(w, big)
 	}))
 	defer srv.Close()
 	res := NewSender(SenderOptions{AllowLoopback: true, MaxResponseBytes: 100}).Post(context.Background(), false, srv.URL, nil, "")
@@ -173,7 +173,9 @@ func TestPostConnectionRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, "http://"+addr, nil, "")
 	if res.OK() || res.ErrorText() != "connection refused" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())

@@ -137,7 +137,7 @@ func run(orders, conc, capacity, qty int, endpoint string) error {
 				code := 0
 				if err == nil {
 					_, _ = io.Copy(io.Discard, res.Body)
-					res.Body.Close()
+					_ = res.Body.Close()
 					code = res.StatusCode
 				}
 				mu.Lock()

@@ -364,7 +364,7 @@ func TestWebhooks_VerifyUpdateRotateDisableTest(t *testing.T) {
 		rotated.PreviousSecretSignsUntil == nil || !rotated.Verified {
 		t.Fatalf("rotated = %+v", rotated)
 	}
-	if until, err := time.Parse(time.RFC3339, *rotated.PreviousSecretSignsUntil); err != nil || until.Sub(time.Now()) < 23*time.Hour {
+	if until, err := time.Parse(time.RFC3339, *rotated.PreviousSecretSignsUntil); err != nil || time.Until(until) < 23*time.Hour {
 		t.Errorf("previous_secret_signs_until = %s (%v), want about 24h from now", *rotated.PreviousSecretSignsUntil, err)
 	}
 	var tested struct {
