@@ -9,13 +9,16 @@ CDK := scripts/node_modules/.bin/cdk
 # Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks init-time synth deploy
+.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
 
 test: setup ## run every test against DynamoDB Local and fauxqs
 	@scripts/test.sh
+
+lint: ## staticcheck and golangci-lint (pinned, installed into build/tools; .golangci.yml) over the root module and infra/
+	@scripts/golint.sh
 
 setup: ## install Java (apt) and the pinned emulators (npm ci in scripts/) if missing
 	@scripts/setup.sh

@@ -22,11 +22,11 @@ func prepareNodeEnv() {
 	changed := false
 	const silence = "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"
 	if os.Getenv(silence) == "" {
-		os.Setenv(silence, "20")
+		_ = os.Setenv(silence, "20") // a valid name: it cannot fail
 		changed = true
 	}
 	if out := os.Getenv("CDK_OUTDIR"); out != "" && !filepath.IsAbs(out) {
-		os.Setenv("CDK_OUTDIR", filepath.Join(repoRoot(), out))
+		_ = os.Setenv("CDK_OUTDIR", filepath.Join(repoRoot(), out))
 		changed = true
 	}
 	if changed {
@@ -57,7 +57,7 @@ func quietJSIIExit() (closeJSII func()) {
 		for {
 			line, err := br.ReadString('\n')
 			if line = strings.ReplaceAll(line, jsiiExitNoise, ""); line != "" {
-				stderr.WriteString(line)
+				_, _ = stderr.WriteString(line)
 			}
 			if err != nil {
 				return
@@ -68,7 +68,7 @@ func quietJSIIExit() (closeJSII func()) {
 		jsii.Close()
 		// os.Stderr stays the closed pipe: a message printed after this (the
 		// race may print once Close has returned) fails to write and is dropped.
-		w.Close()
+		_ = w.Close()
 		<-done
 	}
 }

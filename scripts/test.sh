@@ -17,6 +17,7 @@ export TIX_TEST_SQS_ENDPOINT="http://127.0.0.1:${TIX_SQS_PORT:-4566}"
 
 say "Running go vet"
 go vet ./...
+scripts/golint.sh # make lint: staticcheck and golangci-lint, root module and infra/
 say "Running every test (go test ./...)"
 go test -count=1 -timeout 8m ./...
 say "Linting the OpenAPI document (redocly, spectral; scripts/lint/)"
