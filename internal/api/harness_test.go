@@ -63,8 +63,12 @@ func (r *recordedTimers) take() []ticketing.Timer {
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
+// newHarness marks the test parallel: each harness owns its table, clock,
+// timers and payment provider, so the tests that build one (once, first thing)
+// overlap their DynamoDB Local round trips.
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	t.Parallel()
 	clk := clock.NewFixed(t0)
 	st := testenv.Store(t, clk)
 	timers := &recordedTimers{}
