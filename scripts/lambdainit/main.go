@@ -102,48 +102,18 @@ type result struct {
 }
 
 func run(o options) error {
-	if o.n < 1 {
-		return errors.New("-n must be at least 1")
-	}
-	if _, err := os.Stat("functions"); err != nil {
-		return errors.New("run it from the repository root (make init-time)")
-	}
-	functions, err := functionNames(o.only)
+	functions, err := preflight(o)
 	if err != nil {
 		return err
 	}
-	for _, ep := range []struct{ name, url, hint string }{
-		{"DynamoDB Local", o.dynamo, "DynamoDB"}, {"fauxqs (SQS)", o.sqs, "SQS"},
-	} {
-		if err := reachable(ep.url); err != nil {
-			return fmt.Errorf("%s does not answer at %s (%v); start the emulators: TIX_STACK_SESSION=hinit scripts/stack.sh start --memory", ep.name, ep.url, err)
-		}
-	}
-
 	tmp, err := os.MkdirTemp("", "tix-lambdainit-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-
-	results := make([]*result, 0, len(functions))
-	fmt.Printf("==> Building %d functions: for this host (%s/%s) to time, and for linux/arm64 (as make build) to weigh\n",
-		len(functions), goEnv("GOOS"), goEnv("GOARCH"))
-	for _, f := range functions {
-		host := filepath.Join(tmp, "host", f, "bootstrap")
-		arm := filepath.Join(tmp, "arm64", f, "bootstrap")
-		if err := build(f, host, nil); err != nil {
-			return err
-		}
-		if err := build(f, arm, []string{"GOOS=linux", "GOARCH=arm64"}); err != nil {
-			return err
-		}
-		st, err := os.Stat(arm)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("    %-9s linux/arm64 bootstrap %.1f MB (%d bytes)\n", f, mb(st.Size()), st.Size())
-		results = append(results, &result{name: f, event: sampleEvent[f], armBytes: st.Size()})
+	results, err := buildAll(tmp, functions)
+	if err != nil {
+		return err
 	}
 
 	env, cleanup, err := fixture(o)
@@ -160,29 +130,84 @@ func run(o options) error {
 	fmt.Printf("==> Fake Lambda Runtime API (2018-06-01) on %s\n", rt.addr)
 
 	for _, r := range results {
-		if r.event == "" {
-			return fmt.Errorf("no sample event chosen for function %s: add it to sampleEvent", r.name)
-		}
-		payload, err := loadEvent(r.event, env.vars)
-		if err != nil {
+		if err := coldStarts(r, rt, env, filepath.Join(tmp, "host", r.name, "bootstrap"), o); err != nil {
 			return err
 		}
-		bin := filepath.Join(tmp, "host", r.name, "bootstrap")
-		fmt.Printf("==> %s: %d cold starts, each answering events/%s ", r.name, o.n, r.event)
-		for i := range o.n {
-			s, err := rt.coldStart(bin, env.processEnv(r.name, rt.addr), payload, o.timeout)
-			if err != nil {
-				fmt.Println()
-				return fmt.Errorf("%s, start %d: %w", r.name, i+1, err)
-			}
-			r.init, r.first = append(r.init, s.init), append(r.first, s.first)
-			r.answer = s.answer
-			fmt.Print(".")
-		}
-		fmt.Printf(" p50 %s (%s)\n", ms(percentile(r.first, 50)), r.answer)
 	}
-
 	report(results, o)
+	return nil
+}
+
+// preflight checks the options, the working directory and the emulators, and
+// returns the functions to measure.
+func preflight(o options) ([]string, error) {
+	if o.n < 1 {
+		return nil, errors.New("-n must be at least 1")
+	}
+	if _, err := os.Stat("functions"); err != nil {
+		return nil, errors.New("run it from the repository root (make init-time)")
+	}
+	functions, err := functionNames(o.only)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range []struct{ name, url, hint string }{
+		{"DynamoDB Local", o.dynamo, "DynamoDB"}, {"fauxqs (SQS)", o.sqs, "SQS"},
+	} {
+		if err := reachable(ep.url); err != nil {
+			return nil, fmt.Errorf("%s does not answer at %s (%v); start the emulators: TIX_STACK_SESSION=hinit scripts/stack.sh start --memory", ep.name, ep.url, err)
+		}
+	}
+	return functions, nil
+}
+
+// buildAll builds each function under tmp for this host (host/<f>/bootstrap,
+// timed) and for linux/arm64 (arm64/<f>/bootstrap, weighed).
+func buildAll(tmp string, functions []string) ([]*result, error) {
+	results := make([]*result, 0, len(functions))
+	fmt.Printf("==> Building %d functions: for this host (%s/%s) to time, and for linux/arm64 (as make build) to weigh\n",
+		len(functions), goEnv("GOOS"), goEnv("GOARCH"))
+	for _, f := range functions {
+		host := filepath.Join(tmp, "host", f, "bootstrap")
+		arm := filepath.Join(tmp, "arm64", f, "bootstrap")
+		if err := build(f, host, nil); err != nil {
+			return nil, err
+		}
+		if err := build(f, arm, []string{"GOOS=linux", "GOARCH=arm64"}); err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(arm)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("    %-9s linux/arm64 bootstrap %.1f MB (%d bytes)\n", f, mb(st.Size()), st.Size())
+		results = append(results, &result{name: f, event: sampleEvent[f], armBytes: st.Size()})
+	}
+	return results, nil
+}
+
+// coldStarts starts bin o.n times, each answering the function's sample
+// event, and records the init and first-answer times in r.
+func coldStarts(r *result, rt *runtimeAPIServer, env fixtureEnv, bin string, o options) error {
+	if r.event == "" {
+		return fmt.Errorf("no sample event chosen for function %s: add it to sampleEvent", r.name)
+	}
+	payload, err := loadEvent(r.event, env.vars)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("==> %s: %d cold starts, each answering events/%s ", r.name, o.n, r.event)
+	for i := range o.n {
+		s, err := rt.coldStart(bin, env.processEnv(r.name, rt.addr), payload, o.timeout)
+		if err != nil {
+			fmt.Println()
+			return fmt.Errorf("%s, start %d: %w", r.name, i+1, err)
+		}
+		r.init, r.first = append(r.init, s.init), append(r.first, s.first)
+		r.answer = s.answer
+		fmt.Print(".")
+	}
+	fmt.Printf(" p50 %s (%s)\n", ms(percentile(r.first, 50)), r.answer)
 	return nil
 }
 
