@@ -18,7 +18,13 @@ import (
 // (fan-out), webhook_deliveries.go, webhook_limits.go; this file holds what
 // they share.
 
-var _ webhook.Store = (*Store)(nil)
+var (
+	_ webhook.Store           = (*Store)(nil)
+	_ webhook.EndpointStore   = (*Store)(nil)
+	_ webhook.OutboxStore     = (*Store)(nil)
+	_ webhook.DeliveryStore   = (*Store)(nil)
+	_ webhook.OutboundLimiter = (*Store)(nil)
+)
 
 const (
 	// dueShards spreads the pending deliveries' due index over partitions.
