@@ -37,12 +37,9 @@ func Parse(keyring string) ([]KeyEntry, error) {
 	var out []KeyEntry
 	seen := map[string]bool{}
 	for i, entry := range strings.Split(keyring, ",") {
-		k, err := parseEntry(i+1, entry)
+		k, err := parseEntry(i+1, entry, seen)
 		if err != nil {
 			return nil, err
-		}
-		if seen[k.ID] {
-			return nil, fmt.Errorf("keyring key id %q appears more than once; each key needs its own id; %s", k.ID, Help)
 		}
 		seen[k.ID] = true
 		out = append(out, k)
@@ -50,8 +47,8 @@ func Parse(keyring string) ([]KeyEntry, error) {
 	return out, nil
 }
 
-// parseEntry reads entry n (1-based) of a keyring.
-func parseEntry(n int, entry string) (KeyEntry, error) {
+// parseEntry reads entry n (1-based) of a keyring whose earlier ids are seen.
+func parseEntry(n int, entry string, seen map[string]bool) (KeyEntry, error) {
 	entry = strings.TrimSpace(entry)
 	if entry == "" {
 		return KeyEntry{}, fmt.Errorf("keyring entry %d is empty; %s", n, Help)
@@ -63,6 +60,9 @@ func parseEntry(n int, entry string) (KeyEntry, error) {
 	}
 	if !validKeyID(id) {
 		return KeyEntry{}, fmt.Errorf("keyring key id %q is not valid: use 1 to 32 letters, digits, '-' or '_'; %s", clip(id, 32), Help)
+	}
+	if seen[id] {
+		return KeyEntry{}, fmt.Errorf("keyring key id %q appears more than once; each key needs its own id; %s", id, Help)
 	}
 	raw, ok := decodeKey(key)
 	if !ok {
