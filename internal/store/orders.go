@@ -127,39 +127,11 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	}}}
 	pk := stockPK(o.EventID, string(o.Environment))
 	for i, l := range o.Lines {
-		e := newExprs()
-		if l.Seated {
-			var cond string
-			if l.ReservationID == "" {
-				cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
-			} else {
-				// A reservation ends with its hold: the seat is taken only from
-				// the live hold of this reservation. Released (item deleted),
-				// used by an order (reserved, sold, or deleted when that order
-				// was cancelled), expired, or re-held by someone else: refused.
-				// ReleaseSeat deletes under the same condition, so a release and
-				// an order of one reservation cannot both succeed.
-				cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
-			}
-			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
-				UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("st") + " = " + e.s(seatReserved) +
-					", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
-				ConditionExpression:      aws.String(cond),
-				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-			}})
-			continue
+		item, err := s.orderLineItem(o, ev, i, l, now)
+		if err != nil {
+			return err
 		}
-		t, ok := ev.Tier(l.TierID)
-		if !ok || t.Capacity < l.Quantity {
-			return &ticketing.StockError{Index: i}
-		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
-			UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(l.Quantity))),
-			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("sold") + ") OR " + e.n("sold") + " <= " + e.d(int64(t.Capacity-l.Quantity))),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
+		items = append(items, item)
 	}
 	promoAt := -1
 	if o.Promo != nil && o.Promo.Limited {
@@ -200,6 +172,44 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 		}
 	}
 	return fmt.Errorf("create order %s: %w", o.ID, err)
+}
+
+// orderLineItem is the transaction item that takes line i's stock: its seat
+// (free, or held by the line's reservation) or its tier's sold counter.
+func (s *Store) orderLineItem(o *ticketing.Order, ev *ticketing.Event, i int, l ticketing.OrderLine, now time.Time) (types.TransactWriteItem, error) {
+	pk := stockPK(o.EventID, string(o.Environment))
+	e := newExprs()
+	if l.Seated {
+		var cond string
+		if l.ReservationID == "" {
+			cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
+		} else {
+			// A reservation ends with its hold: the seat is taken only from
+			// the live hold of this reservation. Released (item deleted),
+			// used by an order (reserved, sold, or deleted when that order
+			// was cancelled), expired, or re-held by someone else: refused.
+			// ReleaseSeat deletes under the same condition, so a release and
+			// an order of one reservation cannot both succeed.
+			cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
+		}
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
+			UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("st") + " = " + e.s(seatReserved) +
+				", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
+			ConditionExpression:      aws.String(cond),
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+		}}, nil
+	}
+	t, ok := ev.Tier(l.TierID)
+	if !ok || t.Capacity < l.Quantity {
+		return types.TransactWriteItem{}, &ticketing.StockError{Index: i}
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
+		UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(l.Quantity))),
+		ConditionExpression:      aws.String("attribute_not_exists(" + e.n("sold") + ") OR " + e.n("sold") + " <= " + e.d(int64(t.Capacity-l.Quantity))),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}}, nil
 }
 
 // SetPayment stores the provider's payment on a pending order that has none.
@@ -455,52 +465,8 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 // cursor is signed and bound to the filters.
 func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
 	e := newExprs()
-	keyCond := e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
-	// Both bounds are inclusive at the API's precision (whole seconds): an order
-	// whose created_at reads 12:00:00Z is inside created_before=12:00:00Z even
-	// though it is stored with its sub-second digits.
-	lo, hi := "", ""
-	if q.CreatedAfter != nil {
-		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
-	}
-	if q.CreatedBefore != nil {
-		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
-	}
-	switch {
-	case lo != "" && hi != "":
-		keyCond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
-	case lo != "":
-		keyCond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
-	case hi != "":
-		keyCond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
-	}
-	var filters []string
-	switch q.Status {
-	case "":
-	case ticketing.OrderPending, ticketing.OrderCancelled:
-		// A pending order past its expiry is cancelled as of now, even before a
-		// timer or a read has written that down (the service applies it on read).
-		pending := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
-		overdue := e.n("exp") + " <= " + e.ms(q.Now)
-		if q.Status == ticketing.OrderPending {
-			filters = append(filters, pending+" AND NOT "+overdue)
-		} else {
-			filters = append(filters, "("+e.n("st")+" = "+e.s(string(ticketing.OrderCancelled))+" OR ("+pending+" AND "+overdue+"))")
-		}
-	default:
-		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
-	}
-	if q.EventID != "" {
-		filters = append(filters, e.n("ev")+" = "+e.s(q.EventID))
-	}
-	var filter *string
-	if len(filters) > 0 {
-		f := filters[0]
-		for _, x := range filters[1:] {
-			f += " AND " + x
-		}
-		filter = aws.String(f)
-	}
+	keyCond, lo, hi := orderListKeyCond(e, q)
+	filter := orderListFilter(e, q)
 	fingerprint := fmt.Sprintf("orders|%s|%s|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.Status, q.EventID, lo, hi)
 	var start map[string]types.AttributeValue
 	if q.Cursor != "" {
@@ -545,4 +511,59 @@ func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticket
 		page.Orders = append(page.Orders, o)
 	}
 	return page, nil
+}
+
+// orderListKeyCond is ListOrders' key condition on GSI1 and the sort-key
+// bounds it uses ("" when open).
+func orderListKeyCond(e *exprs, q ticketing.OrderQuery) (keyCond, lo, hi string) {
+	keyCond = e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
+	// Both bounds are inclusive at the API's precision (whole seconds): an order
+	// whose created_at reads 12:00:00Z is inside created_before=12:00:00Z even
+	// though it is stored with its sub-second digits.
+	if q.CreatedAfter != nil {
+		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
+	}
+	if q.CreatedBefore != nil {
+		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
+	}
+	switch {
+	case lo != "" && hi != "":
+		keyCond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
+	case lo != "":
+		keyCond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
+	case hi != "":
+		keyCond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
+	}
+	return keyCond, lo, hi
+}
+
+// orderListFilter is ListOrders' filter on status and event; nil when none.
+func orderListFilter(e *exprs, q ticketing.OrderQuery) *string {
+	var filters []string
+	switch q.Status {
+	case "":
+	case ticketing.OrderPending, ticketing.OrderCancelled:
+		// A pending order past its expiry is cancelled as of now, even before a
+		// timer or a read has written that down (the service applies it on read).
+		pending := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
+		overdue := e.n("exp") + " <= " + e.ms(q.Now)
+		if q.Status == ticketing.OrderPending {
+			filters = append(filters, pending+" AND NOT "+overdue)
+		} else {
+			filters = append(filters, "("+e.n("st")+" = "+e.s(string(ticketing.OrderCancelled))+" OR ("+pending+" AND "+overdue+"))")
+		}
+	default:
+		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
+	}
+	if q.EventID != "" {
+		filters = append(filters, e.n("ev")+" = "+e.s(q.EventID))
+	}
+	if len(filters) > 0 {
+		f := filters[0]
+		for _, x := range filters[1:] {
+			f += " AND " + x
+		}
+		return aws.String(f)
+	}
+	return nil
 }
