@@ -225,10 +225,11 @@ func (s *Store) SetPayment(ctx context.Context, o *ticketing.Order) error {
 	return nil
 }
 
-// GetOrder reads an order (strongly consistent); nil when absent.
+// GetOrder reads an order (strongly consistent); a missing order is a
+// not_found error.
 func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, error) {
 	if !validID(id) {
-		return nil, nil
+		return nil, ticketing.NotFound("order")
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orderPK(id), skOrder), ConsistentRead: aws.Bool(true),
@@ -239,7 +240,7 @@ func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, erro
 	}
 	s.record("GetOrder", out.ConsumedCapacity)
 	if out.Item == nil {
-		return nil, nil
+		return nil, ticketing.NotFound("order")
 	}
 	return orderFrom(out.Item)
 }

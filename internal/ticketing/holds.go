@@ -211,17 +211,20 @@ func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*H
 // request, 409 for another request under the same key, nil when there is none.
 func (s *Sales) replayHold(ctx context.Context, c Caller, key, hash string, now time.Time) (*Hold, error) {
 	rec, err := s.Store.GetIdempotency(ctx, c.Tenant, c.idemScope(IdemHold), key)
-	if err != nil || rec == nil || !now.Before(rec.LeaseUntil) {
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil || !now.Before(rec.LeaseUntil) {
 		return nil, err
 	}
 	if rec.RequestHash != hash {
 		return nil, Errorf(CodeConflict, "this Idempotency-Key was used for a different seat-hold request; use a fresh key")
 	}
 	h, err := s.Store.GetHold(ctx, rec.ResourceID)
-	if err != nil || h == nil {
-		return nil, err
+	if isNotFound(err) {
+		return nil, nil
 	}
-	return h, nil
+	return h, err
 }
 
 func validateHoldRequest(req HoldRequest) error {
@@ -343,7 +346,9 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 		h, loaded := holds[hid]
 		if !loaded {
 			var err error
-			if h, err = s.Store.GetHold(ctx, hid); err != nil {
+			if h, err = s.Store.GetHold(ctx, hid); isNotFound(err) {
+				h = nil
+			} else if err != nil {
 				return released, err
 			}
 			holds[hid] = h

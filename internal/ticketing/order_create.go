@@ -126,7 +126,10 @@ func (s *Sales) expireClientOverdue(ctx context.Context, key string, now time.Ti
 	}
 	for _, id := range ids {
 		o, err := s.Store.GetOrder(ctx, id)
-		if err == nil && o != nil {
+		if isNotFound(err) {
+			continue
+		}
+		if err == nil {
 			_, err = s.current(ctx, o)
 		}
 		if err != nil {
@@ -186,7 +189,7 @@ func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, p
 		}
 		// Someone else stored it or the order moved on: answer with what is there.
 		cur, gerr := s.Store.GetOrder(ctx, o.ID)
-		if gerr != nil || cur == nil {
+		if gerr != nil {
 			return nil, errors.Join(err, gerr)
 		}
 		return s.replay(cur, false)
@@ -221,7 +224,7 @@ func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req
 		return nil, Errorf(CodeConflict, "this Idempotency-Key was used with a different request body; use a fresh key for a different order")
 	}
 	o, err := s.Store.GetOrder(ctx, rec.ResourceID)
-	if err != nil {
+	if err != nil && !isNotFound(err) {
 		return nil, err
 	}
 	leaseLive := now.Before(rec.LeaseUntil)
@@ -236,7 +239,7 @@ func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req
 		}
 		return &mine, nil
 	}
-	if o == nil {
+	if isNotFound(err) { // the order was never written
 		if leaseLive {
 			return nil, Errorf(CodeConflict, "an identical request with this Idempotency-Key is in flight; retry shortly")
 		}

@@ -32,14 +32,7 @@ func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
 }
 
 func (s *Sales) reload(ctx context.Context, id string) (*Order, error) {
-	o, err := s.Store.GetOrder(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if o == nil {
-		return nil, NotFound("order")
-	}
-	return o, nil
+	return s.Store.GetOrder(ctx, id)
 }
 
 // load reads the caller's order (another tenant's answers as a missing one) as of now.
@@ -48,7 +41,7 @@ func (s *Sales) load(ctx context.Context, t Tenant, id string) (*Order, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o == nil || o.OrganizerID != t.OrganizerID || o.Environment != t.Environment {
+	if o.OrganizerID != t.OrganizerID || o.Environment != t.Environment {
 		return nil, NotFound("order")
 	}
 	return s.current(ctx, o)
@@ -67,9 +60,6 @@ func (s *Sales) OrderByPollToken(ctx context.Context, id, token string) (*Order,
 	o, err := s.Store.GetOrder(ctx, id)
 	if err != nil {
 		return nil, err
-	}
-	if o == nil {
-		return nil, NotFound("order")
 	}
 	return s.current(ctx, o)
 }
@@ -359,7 +349,10 @@ func (s *Sales) SweepDue(ctx context.Context, limit int) (int, error) {
 // done (or undone) is skipped, so a timer delivered twice changes nothing.
 func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 	o, err := s.Store.GetOrder(ctx, t.OrderID)
-	if err != nil || o == nil {
+	if isNotFound(err) {
+		return nil // nothing left to do
+	}
+	if err != nil {
 		return err
 	}
 	now := s.now()

@@ -221,11 +221,11 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 		if eventID == "" {
 			for i, tid := range tierIDs {
 				org, ev, err := s.Store.TierEvent(ctx, tid)
+				if isNotFound(err) || err == nil && org != c.OrganizerID {
+					return nil, tierNotFound(req, i, tid)
+				}
 				if err != nil {
 					return nil, err
-				}
-				if ev == "" || org != c.OrganizerID {
-					return nil, tierNotFound(req, i, tid)
 				}
 				if eventID != "" && ev != eventID {
 					return nil, &Error{Code: CodeUnsupported, Param: tierParam(req, i), Message: "all items of an order must belong to one event"}
@@ -390,10 +390,12 @@ func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) (
 		h := holdOf(holds, rid)
 		if h == nil {
 			var err error
-			if h, err = s.Store.GetHold(ctx, hid); err != nil {
+			if h, err = s.Store.GetHold(ctx, hid); isNotFound(err) {
+				return nil, notFound()
+			} else if err != nil {
 				return nil, err
 			}
-			if h == nil || !h.owned(c) {
+			if !h.owned(c) {
 				return nil, notFound()
 			}
 			holds = append(holds, h)
