@@ -37,26 +37,6 @@ type StockError struct {
 
 func (e *StockError) Error() string { return "stock not available" }
 
-// Idempotency binds an Idempotency-Key (per organizer, environment and scope) to
-// the resource it created. Lease is held by the invocation working on it until
-// LeaseUntil; a crashed invocation's lease runs out and a retry takes it over.
-type Idempotency struct {
-	Tenant
-	Scope       string    // "order" | "hold", per publishable key and client network for pk callers
-	Key         string    // the client's Idempotency-Key
-	RequestHash string    // sha256 of the canonical request
-	ResourceID  string    // order or hold id
-	Lease       string    // random token of the current holder
-	LeaseUntil  time.Time // for holds: the hold's expiry
-	CreatedAt   time.Time
-}
-
-// Idempotency scopes.
-const (
-	IdemOrder = "order"
-	IdemHold  = "hold"
-)
-
 // HoldIPState is the per-client-IP record of publishable-key seat holds.
 type HoldIPState struct {
 	Holds   map[string]time.Time // hold id -> expiry
@@ -183,4 +163,11 @@ type SalesStore interface {
 	HoldStore
 	OrderStore
 	DueTimerStore
+}
+
+// EventPublisher hands a committed outbox event on to webhook delivery. It
+// cannot fail the order change, which has happened: a lost publication is
+// found by the webhook sweep.
+type EventPublisher interface {
+	Publish(ctx context.Context, eventID string)
 }
