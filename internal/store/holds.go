@@ -286,26 +286,7 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 	ipAt := -1
 	if ip != nil {
 		ipAt = len(items)
-		e := newExprs()
-		upd := "SET " + e.n("holds") + "." + e.n(ip.Add) + " = " + e.ms(ip.Until) + ", " + e.n("v") + " = " + e.d(ip.Version+1)
-		if len(ip.Remove) > 0 {
-			upd += " REMOVE "
-			for i, id := range ip.Remove {
-				if i > 0 {
-					upd += ", "
-				}
-				upd += e.n("holds") + "." + e.n(id)
-			}
-		}
-		cond := "attribute_not_exists(" + e.n("v") + ")"
-		if ip.Version > 0 {
-			cond = e.n("v") + " = " + e.d(ip.Version)
-		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(holdIPPK(ip.Key), skHoldIP),
-			UpdateExpression: aws.String(upd), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
+		items = append(items, types.TransactWriteItem{Update: s.holdIPUpdate(ip)})
 	}
 	err = s.transact(ctx, "CreateHold", items)
 	if err == nil {
@@ -327,6 +308,31 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 		}
 	}
 	return fmt.Errorf("hold seats: %w", err)
+}
+
+// holdIPUpdate adds a hold to its IP's record, conditional on the version
+// read (absent before the first hold), and drops the expired entries.
+func (s *Store) holdIPUpdate(ip *ticketing.HoldIPUpdate) *types.Update {
+	e := newExprs()
+	upd := "SET " + e.n("holds") + "." + e.n(ip.Add) + " = " + e.ms(ip.Until) + ", " + e.n("v") + " = " + e.d(ip.Version+1)
+	if len(ip.Remove) > 0 {
+		upd += " REMOVE "
+		for i, id := range ip.Remove {
+			if i > 0 {
+				upd += ", "
+			}
+			upd += e.n("holds") + "." + e.n(id)
+		}
+	}
+	cond := "attribute_not_exists(" + e.n("v") + ")"
+	if ip.Version > 0 {
+		cond = e.n("v") + " = " + e.d(ip.Version)
+	}
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(holdIPPK(ip.Key), skHoldIP),
+		UpdateExpression: aws.String(upd), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}
 }
 
 // transact runs a transaction, retrying (with jittered backoff) when DynamoDB

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -125,6 +126,51 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	items := []types.TransactWriteItem{{Put: &types.Put{
 		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}}}
+	stock, err := s.orderStockItems(o, ev, now)
+	if err != nil {
+		return err
+	}
+	items = append(items, stock...)
+	promoAt := -1
+	if o.Promo != nil && o.Promo.Limited {
+		p, ok := ev.Promo(o.Promo.Code)
+		if !ok {
+			return ticketing.ErrPromoExhausted
+		}
+		promoAt = len(items)
+		items = append(items, types.TransactWriteItem{Update: s.promoTake(o, p)})
+	}
+	capAt := -1
+	if o.ClientCap != nil {
+		capAt = len(items)
+		items = append(items, types.TransactWriteItem{Update: s.clientCapTake(o)})
+	}
+	items = append(items, duePut(s, o.ExpiryTimer())) // last: the indexes above map failures
+	err = s.transact(ctx, "CreateOrder", items)
+	if err == nil {
+		return nil
+	}
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		i := failed[0]
+		switch {
+		case i == 0:
+			return ticketing.ErrOrderExists
+		case i == promoAt:
+			return ticketing.ErrPromoExhausted
+		case i == capAt:
+			return ticketing.ErrClientCap
+		default:
+			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
+		}
+	}
+	return fmt.Errorf("create order %s: %w", o.ID, err)
+}
+
+// orderStockItems takes each line's stock: a seat (see the port for the
+// condition of a seat with a reservation) or a tier counter that never passes
+// the tier's capacity.
+func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now time.Time) ([]types.TransactWriteItem, error) {
+	var items []types.TransactWriteItem
 	pk := stockPK(o.EventID, string(o.Environment))
 	for i, l := range o.Lines {
 		e := newExprs()
@@ -152,7 +198,7 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 		}
 		t, ok := ev.Tier(l.TierID)
 		if !ok || t.Capacity < l.Quantity {
-			return &ticketing.StockError{Index: i}
+			return nil, &ticketing.StockError{Index: i}
 		}
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
@@ -161,45 +207,18 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
 	}
-	promoAt := -1
-	if o.Promo != nil && o.Promo.Limited {
-		p, ok := ev.Promo(o.Promo.Code)
-		if !ok {
-			return ticketing.ErrPromoExhausted
-		}
-		promoAt = len(items)
-		e := newExprs()
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, promoSK(p.Code)),
-			UpdateExpression:         aws.String("ADD " + e.n("used") + " " + e.d(1)),
-			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("used") + ") OR " + e.n("used") + " < " + e.d(int64(p.MaxUses))),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
+	return items, nil
+}
+
+// promoTake counts one use of a promo code with max_uses, under its limit.
+func (s *Store) promoTake(o *ticketing.Order, p *ticketing.Promo) *types.Update {
+	e := newExprs()
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(p.Code)),
+		UpdateExpression:         aws.String("ADD " + e.n("used") + " " + e.d(1)),
+		ConditionExpression:      aws.String("attribute_not_exists(" + e.n("used") + ") OR " + e.n("used") + " < " + e.d(int64(p.MaxUses))),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	}
-	capAt := -1
-	if o.ClientCap != nil {
-		capAt = len(items)
-		items = append(items, types.TransactWriteItem{Update: s.clientCapTake(o)})
-	}
-	items = append(items, duePut(s, o.ExpiryTimer())) // last: the indexes above map failures
-	err = s.transact(ctx, "CreateOrder", items)
-	if err == nil {
-		return nil
-	}
-	if failed, ok := failedItems(err); ok && len(failed) > 0 {
-		i := failed[0]
-		switch {
-		case i == 0:
-			return ticketing.ErrOrderExists
-		case i == promoAt:
-			return ticketing.ErrPromoExhausted
-		case i == capAt:
-			return ticketing.ErrClientCap
-		default:
-			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
-		}
-	}
-	return fmt.Errorf("create order %s: %w", o.ID, err)
 }
 
 // SetPayment stores the provider's payment on a pending order that has none.
@@ -456,52 +475,8 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 // cursor is signed and bound to the filters.
 func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
 	e := newExprs()
-	keyCond := e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
-	// Both bounds are inclusive at the API's precision (whole seconds): an order
-	// whose created_at reads 12:00:00Z is inside created_before=12:00:00Z even
-	// though it is stored with its sub-second digits.
-	lo, hi := "", ""
-	if q.CreatedAfter != nil {
-		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
-	}
-	if q.CreatedBefore != nil {
-		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
-	}
-	switch {
-	case lo != "" && hi != "":
-		keyCond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
-	case lo != "":
-		keyCond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
-	case hi != "":
-		keyCond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
-	}
-	var filters []string
-	switch q.Status {
-	case "":
-	case ticketing.OrderPending, ticketing.OrderCancelled:
-		// A pending order past its expiry is cancelled as of now, even before a
-		// timer or a read has written that down (the service applies it on read).
-		pending := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
-		overdue := e.n("exp") + " <= " + e.ms(q.Now)
-		if q.Status == ticketing.OrderPending {
-			filters = append(filters, pending+" AND NOT "+overdue)
-		} else {
-			filters = append(filters, "("+e.n("st")+" = "+e.s(string(ticketing.OrderCancelled))+" OR ("+pending+" AND "+overdue+"))")
-		}
-	default:
-		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
-	}
-	if q.EventID != "" {
-		filters = append(filters, e.n("ev")+" = "+e.s(q.EventID))
-	}
-	var filter *string
-	if len(filters) > 0 {
-		f := filters[0]
-		for _, x := range filters[1:] {
-			f += " AND " + x
-		}
-		filter = aws.String(f)
-	}
+	keyCond, lo, hi := orderListKeyCondition(q, e)
+	filter := orderListFilter(q, e)
 	fingerprint := fmt.Sprintf("orders|%s|%s|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.Status, q.EventID, lo, hi)
 	var start map[string]types.AttributeValue
 	if q.Cursor != "" {
@@ -524,11 +499,67 @@ func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticket
 	if err != nil {
 		return nil, fmt.Errorf("list orders: %w", err)
 	}
+	return s.orderPage(res, q.Limit, fingerprint)
+}
+
+// orderListKeyCondition is the listing's key condition: the organizer and
+// environment, and the creation bounds (lo, hi: "" when open). Both bounds are
+// inclusive at the API's precision (whole seconds): an order whose created_at
+// reads 12:00:00Z is inside created_before=12:00:00Z even though it is stored
+// with its sub-second digits.
+func orderListKeyCondition(q ticketing.OrderQuery, e *exprs) (cond, lo, hi string) {
+	cond = e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
+	if q.CreatedAfter != nil {
+		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
+	}
+	if q.CreatedBefore != nil {
+		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
+	}
+	switch {
+	case lo != "" && hi != "":
+		cond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
+	case lo != "":
+		cond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
+	case hi != "":
+		cond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
+	}
+	return cond, lo, hi
+}
+
+// orderListFilter filters on status and event (nil when neither is asked).
+func orderListFilter(q ticketing.OrderQuery, e *exprs) *string {
+	var filters []string
+	switch q.Status {
+	case "":
+	case ticketing.OrderPending, ticketing.OrderCancelled:
+		// A pending order past its expiry is cancelled as of now, even before a
+		// timer or a read has written that down (the service applies it on read).
+		pending := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
+		overdue := e.n("exp") + " <= " + e.ms(q.Now)
+		if q.Status == ticketing.OrderPending {
+			filters = append(filters, pending+" AND NOT "+overdue)
+		} else {
+			filters = append(filters, "("+e.n("st")+" = "+e.s(string(ticketing.OrderCancelled))+" OR ("+pending+" AND "+overdue+"))")
+		}
+	default:
+		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
+	}
+	if q.EventID != "" {
+		filters = append(filters, e.n("ev")+" = "+e.s(q.EventID))
+	}
+	if len(filters) == 0 {
+		return nil
+	}
+	return aws.String(strings.Join(filters, " AND "))
+}
+
+// orderPage decodes up to limit orders read, with the cursor of the next page.
+func (s *Store) orderPage(res listed, limit int, fingerprint string) (*ticketing.OrderPage, error) {
 	page := &ticketing.OrderPage{}
 	items := res.items
 	switch {
-	case len(items) > q.Limit:
-		items = items[:q.Limit]
+	case len(items) > limit:
+		items = items[:limit]
 		last := items[len(items)-1]
 		page.HasMore = true
 		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
