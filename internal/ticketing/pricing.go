@@ -104,7 +104,7 @@ func (s *Sales) tiersEvent(ctx context.Context, c Caller, req *OrderRequest) (st
 	eventID := ""
 	for i, tid := range tierIDs {
 		org, ev, err := s.Store.TierEvent(ctx, tid)
-		if isNotFound(err) || err == nil && org != c.OrganizerID {
+		if isNotFound(err) || (err == nil && org != c.OrganizerID) {
 			return "", tierNotFound(req, i, tid)
 		}
 		if err != nil {
