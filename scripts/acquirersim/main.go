@@ -4,6 +4,7 @@
 // switch faults on.
 //
 //	go run ./scripts/acquirersim -addr 127.0.0.1:8089
+//	go run ./scripts/acquirersim pay <order id>      # also reject, expire, faults, payments, notifications
 //
 // It starts with one DEMO terminal, TIX_SIM_TERMINAL_KEY (TixSimDEMO), whose
 // password is read from TIX_SIM_TERMINAL_PASSWORD_FILE or else taken from
@@ -31,7 +32,15 @@ import (
 func main() {
 	addr := flag.String("addr", envOr("TIX_ACQUIRER_SIM_ADDR", "127.0.0.1:8089"), "listen address")
 	refundAfter := flag.Duration("refund-after", 2*time.Second, "how long an SBP refund stays ASYNC_REFUNDING")
+	flag.Usage = func() { fmt.Fprintln(os.Stderr, usage) }
 	flag.Parse()
+	if flag.NArg() > 0 {
+		if err := command(context.Background(), envOr("TIX_ACQUIRER_SIM_URL", "http://127.0.0.1:8089"), flag.Args(), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "\nacquirersim:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
