@@ -265,3 +265,14 @@ func TestCancel_PartialRefundEndsPartialRefunded(t *testing.T) {
 		t.Error("GetQr on a paid payment succeeded")
 	}
 }
+
+func TestDeadline_AnUnpaidPaymentExpiresOnItsOwn(t *testing.T) {
+	clk := &clock{now: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
+	f := newFixture(t, tbanksim.Options{Now: clk.Now, Sweep: 10 * time.Millisecond})
+	f.start(t, "ord-sweep", 1000, clk.Now().Add(10*time.Minute))
+	clk.Add(11 * time.Minute)
+	f.receiver.Wait(t, "ord-sweep", "DEADLINE_EXPIRED", 5*time.Second)
+	if got := f.sim.Payments("ord-sweep"); got[0].Status != tbank.StatusDeadlineExpired {
+		t.Errorf("status %s, want DEADLINE_EXPIRED", got[0].Status)
+	}
+}

@@ -37,6 +37,9 @@ type Options struct {
 	HoldFor time.Duration
 	// DefaultDue is a payment's lifetime without RedirectDueDate (24h).
 	DefaultDue time.Duration
+	// Sweep is how often unpaid payments past their deadline are expired,
+	// with their DEADLINE_EXPIRED notification, untouched by any call (1s).
+	Sweep time.Duration
 	// HTTP sends notifications (a client with a 5s timeout).
 	HTTP *http.Client
 	// Log receives one record per notification attempt (discarded).
@@ -120,6 +123,9 @@ func New(opts Options) *Server {
 	if opts.DefaultDue <= 0 {
 		opts.DefaultDue = 24 * time.Hour
 	}
+	if opts.Sweep <= 0 {
+		opts.Sweep = time.Second
+	}
 	if opts.HTTP == nil {
 		opts.HTTP = &http.Client{Timeout: 5 * time.Second}
 	}
@@ -133,7 +139,28 @@ func New(opts Options) *Server {
 	}
 	s.outbox = newOutbox(s)
 	s.routes()
+	s.wg.Add(1)
+	go s.sweep()
 	return s
+}
+
+// sweep expires unpaid payments past their deadline, as the bank does on its own.
+func (s *Server) sweep() {
+	defer s.wg.Done()
+	tick := time.NewTicker(s.opts.Sweep)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-s.ctx.Done():
+			return
+		}
+		s.mu.Lock()
+		for _, p := range s.payments {
+			s.expireIfDue(p)
+		}
+		s.mu.Unlock()
+	}
 }
 
 // Close stops delivering notifications and waits for the senders to end.
