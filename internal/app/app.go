@@ -78,7 +78,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 
 // NewWebhooks builds the webhook service of the configuration.
 func NewWebhooks(cfg config.Config, st webhook.Store, q webhook.Queue, c clock.Clock) (*webhook.Service, error) {
-	box, err := webhook.NewAESBox(cfg.Webhooks.Keyring)
+	box, err := webhook.NewAESBoxKeys(cfg.Webhooks.Keyring)
 	if err != nil {
 		return nil, fmt.Errorf("TIX_WEBHOOK_KEYRING: %w", err)
 	}

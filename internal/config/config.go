@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"tix/internal/webhook"
+	"tix/internal/keyring"
 )
 
 // Config is every setting of the service. README.md lists them with defaults.
@@ -43,19 +43,19 @@ type Config struct {
 
 // Webhooks are the webhook delivery settings (TIX_WEBHOOK_*, TIX_SWEEP_*).
 type Webhooks struct {
-	Schedule           []time.Duration // TIX_WEBHOOK_SCHEDULE
-	Timeout            time.Duration   // TIX_WEBHOOK_TIMEOUT
-	DomainRate         int             // TIX_WEBHOOK_DOMAIN_RATE
-	GlobalRate         int             // TIX_WEBHOOK_GLOBAL_RATE
-	DisableFailures    int             // TIX_WEBHOOK_DISABLE_FAILURES
-	DisableWindow      time.Duration   // TIX_WEBHOOK_DISABLE_WINDOW
-	DisableFailuresNew int             // TIX_WEBHOOK_DISABLE_FAILURES_NEW
-	SilentAfter        time.Duration   // TIX_WEBHOOK_SILENT_AFTER
-	SecretOverlap      time.Duration   // TIX_WEBHOOK_SECRET_OVERLAP
-	RedeliverDelay     time.Duration   // TIX_WEBHOOK_REDELIVER_DELAY
-	Keyring            string          // TIX_WEBHOOK_KEYRING
-	SweepInterval      time.Duration   // TIX_SWEEP_INTERVAL
-	SweepGrace         time.Duration   // TIX_SWEEP_GRACE
+	Schedule           []time.Duration    // TIX_WEBHOOK_SCHEDULE
+	Timeout            time.Duration      // TIX_WEBHOOK_TIMEOUT
+	DomainRate         int                // TIX_WEBHOOK_DOMAIN_RATE
+	GlobalRate         int                // TIX_WEBHOOK_GLOBAL_RATE
+	DisableFailures    int                // TIX_WEBHOOK_DISABLE_FAILURES
+	DisableWindow      time.Duration      // TIX_WEBHOOK_DISABLE_WINDOW
+	DisableFailuresNew int                // TIX_WEBHOOK_DISABLE_FAILURES_NEW
+	SilentAfter        time.Duration      // TIX_WEBHOOK_SILENT_AFTER
+	SecretOverlap      time.Duration      // TIX_WEBHOOK_SECRET_OVERLAP
+	RedeliverDelay     time.Duration      // TIX_WEBHOOK_REDELIVER_DELAY
+	Keyring            []keyring.KeyEntry // TIX_WEBHOOK_KEYRING, the sealing key first
+	SweepInterval      time.Duration      // TIX_SWEEP_INTERVAL
+	SweepGrace         time.Duration      // TIX_SWEEP_GRACE
 }
 
 // LocalKeyring is the webhook keyring of the local stack and the tests. It is
@@ -112,91 +112,130 @@ var Vars = []Var{
 // Load reads the configuration through getenv (os.Getenv in production). Every
 // invalid value is reported, each with the variable's name and what it expects.
 func Load(getenv func(string) string) (Config, error) {
-	get := func(name string) string {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			return v
-		}
-		for _, v := range Vars {
-			if v.Name == name {
-				return v.Default
-			}
-		}
-		return ""
-	}
-	var errs []error
-	posInt := func(name string) int {
-		n, err := strconv.Atoi(get(name))
-		if err != nil || n < 1 {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a whole number >= 1", name, get(name)))
-		}
-		return n
-	}
-	nonNegDur := func(name string) time.Duration {
-		d, err := time.ParseDuration(get(name))
-		if err != nil || d < 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a duration such as 0s, 90s, 15m or 1h", name, get(name)))
-		}
-		return d
-	}
-	dur := func(name string) time.Duration {
-		d, err := time.ParseDuration(get(name))
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a positive duration such as 90s, 15m or 1h", name, get(name)))
-		}
-		return d
-	}
+	r := &reader{getenv: getenv}
 	c := Config{
-		Table: get("TIX_TABLE"), Region: get("AWS_REGION"),
-		DynamoDBEndpoint: get("TIX_DYNAMODB_ENDPOINT"), SQSEndpoint: get("TIX_SQS_ENDPOINT"),
-		CursorSecret:   get("TIX_CURSOR_SECRET"),
-		ReadsPerWindow: posInt("TIX_RATE_READS"), WritesPerWindow: posInt("TIX_RATE_WRITES"), RateWindow: dur("TIX_RATE_WINDOW"),
-		MaxBodyBytes: int64(posInt("TIX_MAX_BODY_BYTES")),
-		HoldTTL:      dur("TIX_HOLD_TTL"), TestOrderTTL: dur("TIX_TEST_ORDER_TTL"),
-		LiveOrderTTL: dur("TIX_LIVE_ORDER_TTL"), RefundDelay: dur("TIX_REFUND_SETTLE_DELAY"),
-		HoldIPRate: posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: posInt("TIX_HOLD_IP_MAX_HOLDS"),
-		QueuePrefix: get("TIX_QUEUE_PREFIX"),
-		LogFormat:   get("TIX_LOG_FORMAT"), LogLevel: get("TIX_LOG_LEVEL"),
+		Table: r.get("TIX_TABLE"), Region: r.get("AWS_REGION"),
+		DynamoDBEndpoint: r.get("TIX_DYNAMODB_ENDPOINT"), SQSEndpoint: r.get("TIX_SQS_ENDPOINT"),
+		CursorSecret:   r.get("TIX_CURSOR_SECRET"),
+		ReadsPerWindow: r.posInt("TIX_RATE_READS"), WritesPerWindow: r.posInt("TIX_RATE_WRITES"), RateWindow: r.dur("TIX_RATE_WINDOW"),
+		MaxBodyBytes: int64(r.posInt("TIX_MAX_BODY_BYTES")),
+		HoldTTL:      r.dur("TIX_HOLD_TTL"), TestOrderTTL: r.dur("TIX_TEST_ORDER_TTL"),
+		LiveOrderTTL: r.dur("TIX_LIVE_ORDER_TTL"), RefundDelay: r.dur("TIX_REFUND_SETTLE_DELAY"),
+		HoldIPRate: r.posInt("TIX_HOLD_IP_RATE"), HoldIPMaxActive: r.posInt("TIX_HOLD_IP_MAX_HOLDS"),
+		QueuePrefix: r.get("TIX_QUEUE_PREFIX"),
+		LogFormat:   r.get("TIX_LOG_FORMAT"), LogLevel: r.get("TIX_LOG_LEVEL"),
 	}
-	c.KeyCacheTTL, c.KeyMissTTL, c.HealthCacheTTL = nonNegDur("TIX_KEY_CACHE_TTL"), nonNegDur("TIX_KEY_MISS_TTL"), nonNegDur("TIX_HEALTH_CACHE_TTL")
-	c.OrderIPPending, c.OrderIPUnits = posInt("TIX_ORDER_IP_MAX_PENDING"), posInt("TIX_ORDER_IP_MAX_UNITS")
-	c.PreviewIPRate = posInt("TIX_PREVIEW_IP_RATE")
-	schedule, err := webhook.ParseSchedule(get("TIX_WEBHOOK_SCHEDULE"))
+	c.KeyCacheTTL, c.KeyMissTTL, c.HealthCacheTTL = r.nonNegDur("TIX_KEY_CACHE_TTL"), r.nonNegDur("TIX_KEY_MISS_TTL"), r.nonNegDur("TIX_HEALTH_CACHE_TTL")
+	c.OrderIPPending, c.OrderIPUnits = r.posInt("TIX_ORDER_IP_MAX_PENDING"), r.posInt("TIX_ORDER_IP_MAX_UNITS")
+	c.PreviewIPRate = r.posInt("TIX_PREVIEW_IP_RATE")
+	c.Webhooks = r.webhooks()
+	r.check(c)
+	if len(r.errs) > 0 {
+		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(r.errs...))
+	}
+	return c, nil
+}
+
+// reader reads variables with their defaults and collects every error.
+type reader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// get is the variable's trimmed value, or its default from Vars.
+func (r *reader) get(name string) string {
+	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+		return v
+	}
+	for _, v := range Vars {
+		if v.Name == name {
+			return v.Default
+		}
+	}
+	return ""
+}
+
+func (r *reader) posInt(name string) int {
+	n, err := strconv.Atoi(r.get(name))
+	if err != nil || n < 1 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: must be a whole number >= 1", name, r.get(name)))
+	}
+	return n
+}
+
+func (r *reader) nonNegDur(name string) time.Duration {
+	d, err := time.ParseDuration(r.get(name))
+	if err != nil || d < 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: must be a duration such as 0s, 90s, 15m or 1h", name, r.get(name)))
+	}
+	return d
+}
+
+func (r *reader) dur(name string) time.Duration {
+	d, err := time.ParseDuration(r.get(name))
+	if err != nil || d <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: must be a positive duration such as 90s, 15m or 1h", name, r.get(name)))
+	}
+	return d
+}
+
+// webhooks reads the TIX_WEBHOOK_* and TIX_SWEEP_* settings.
+func (r *reader) webhooks() Webhooks {
+	schedule, err := ParseSchedule(r.get("TIX_WEBHOOK_SCHEDULE"))
 	if err != nil {
-		errs = append(errs, fmt.Errorf("TIX_WEBHOOK_SCHEDULE=%q: %v", get("TIX_WEBHOOK_SCHEDULE"), err))
+		r.errs = append(r.errs, fmt.Errorf("TIX_WEBHOOK_SCHEDULE=%q: %v", r.get("TIX_WEBHOOK_SCHEDULE"), err))
 	}
-	c.Webhooks = Webhooks{
-		Schedule: schedule, Timeout: dur("TIX_WEBHOOK_TIMEOUT"),
-		DomainRate: posInt("TIX_WEBHOOK_DOMAIN_RATE"), GlobalRate: posInt("TIX_WEBHOOK_GLOBAL_RATE"),
-		DisableFailures: posInt("TIX_WEBHOOK_DISABLE_FAILURES"), DisableWindow: nonNegDur("TIX_WEBHOOK_DISABLE_WINDOW"),
-		DisableFailuresNew: posInt("TIX_WEBHOOK_DISABLE_FAILURES_NEW"), SilentAfter: dur("TIX_WEBHOOK_SILENT_AFTER"),
-		SecretOverlap: nonNegDur("TIX_WEBHOOK_SECRET_OVERLAP"), RedeliverDelay: nonNegDur("TIX_WEBHOOK_REDELIVER_DELAY"),
-		Keyring:       get("TIX_WEBHOOK_KEYRING"),
-		SweepInterval: dur("TIX_SWEEP_INTERVAL"), SweepGrace: dur("TIX_SWEEP_GRACE"),
+	w := Webhooks{
+		Schedule: schedule, Timeout: r.dur("TIX_WEBHOOK_TIMEOUT"),
+		DomainRate: r.posInt("TIX_WEBHOOK_DOMAIN_RATE"), GlobalRate: r.posInt("TIX_WEBHOOK_GLOBAL_RATE"),
+		DisableFailures: r.posInt("TIX_WEBHOOK_DISABLE_FAILURES"), DisableWindow: r.nonNegDur("TIX_WEBHOOK_DISABLE_WINDOW"),
+		DisableFailuresNew: r.posInt("TIX_WEBHOOK_DISABLE_FAILURES_NEW"), SilentAfter: r.dur("TIX_WEBHOOK_SILENT_AFTER"),
+		SecretOverlap: r.nonNegDur("TIX_WEBHOOK_SECRET_OVERLAP"), RedeliverDelay: r.nonNegDur("TIX_WEBHOOK_REDELIVER_DELAY"),
+		SweepInterval: r.dur("TIX_SWEEP_INTERVAL"), SweepGrace: r.dur("TIX_SWEEP_GRACE"),
 	}
-	if c.Webhooks.Keyring == "" {
-		errs = append(errs, errors.New("TIX_WEBHOOK_KEYRING: must be set: id:base64 of 32 random bytes, for example k1:$(head -c 32 /dev/urandom | base64)"))
-	} else if _, err := webhook.NewAESBox(c.Webhooks.Keyring); err != nil {
-		errs = append(errs, fmt.Errorf("TIX_WEBHOOK_KEYRING: %v", err))
+	if ring := r.get("TIX_WEBHOOK_KEYRING"); ring == "" {
+		r.errs = append(r.errs, errors.New("TIX_WEBHOOK_KEYRING: must be set: id:base64 of 32 random bytes, for example k1:$(head -c 32 /dev/urandom | base64)"))
+	} else if w.Keyring, err = keyring.Parse(ring); err != nil {
+		r.errs = append(r.errs, fmt.Errorf("TIX_WEBHOOK_KEYRING: %v", err))
 	}
+	return w
+}
+
+// check adds the rules that span a value's form: ranges, choices, presence.
+func (r *reader) check(c Config) {
 	if c.RateWindow > 0 && c.RateWindow < time.Second {
-		errs = append(errs, fmt.Errorf("TIX_RATE_WINDOW=%q: must be at least 1s", get("TIX_RATE_WINDOW")))
+		r.errs = append(r.errs, fmt.Errorf("TIX_RATE_WINDOW=%q: must be at least 1s", r.get("TIX_RATE_WINDOW")))
 	}
 	if len(c.CursorSecret) < 16 {
-		errs = append(errs, fmt.Errorf("TIX_CURSOR_SECRET: must be set to at least 16 random characters (for example: openssl rand -hex 32)"))
+		r.errs = append(r.errs, fmt.Errorf("TIX_CURSOR_SECRET: must be set to at least 16 random characters (for example: openssl rand -hex 32)"))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
-		errs = append(errs, fmt.Errorf("TIX_LOG_FORMAT=%q: must be json or text", c.LogFormat))
+		r.errs = append(r.errs, fmt.Errorf("TIX_LOG_FORMAT=%q: must be json or text", c.LogFormat))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		errs = append(errs, fmt.Errorf("TIX_LOG_LEVEL=%q: must be debug, info, warn or error", c.LogLevel))
+		r.errs = append(r.errs, fmt.Errorf("TIX_LOG_LEVEL=%q: must be debug, info, warn or error", c.LogLevel))
 	}
 	if c.Table == "" {
-		errs = append(errs, errors.New("TIX_TABLE: must not be empty"))
+		r.errs = append(r.errs, errors.New("TIX_TABLE: must not be empty"))
 	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(errs...))
+}
+
+// ParseSchedule reads a webhook retry schedule such as
+// "0s,1m,5m,30m,2h,5h,10h,24h": 1 to 20 non-negative durations.
+func ParseSchedule(s string) ([]time.Duration, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) > 20 {
+		return nil, fmt.Errorf("at most 20 attempts, got %d", len(parts))
 	}
-	return c, nil
+	out := make([]time.Duration, 0, len(parts))
+	for _, p := range parts {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a duration such as 0s, 1m or 2h", strings.TrimSpace(p))
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,40 @@ func TestLoad_EveryBadValueIsReportedByName(t *testing.T) {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
+	}
+}
+
+func TestLoad_WebhookSettingsParseIntoPlainValues(t *testing.T) {
+	const k1, k2 = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="
+	c, err := config.Load(env(map[string]string{
+		"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": "new:" + k2 + ", old:" + k1,
+		"TIX_WEBHOOK_SCHEDULE": "0s, 2s,1m",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{0, 2 * time.Second, time.Minute}; !slices.Equal(c.Webhooks.Schedule, want) {
+		t.Errorf("schedule %v, want %v", c.Webhooks.Schedule, want)
+	}
+	ring := c.Webhooks.Keyring
+	if len(ring) != 2 || ring[0].ID != "new" || ring[1].ID != "old" || len(ring[0].Key) != 32 || ring[0].Key[0] != 1 || ring[1].Key[0] != 0 {
+		t.Errorf("keyring %+v, want new (sealing) then old, 32 bytes each", ring)
+	}
+}
+
+func TestLoad_BadKeyringAndScheduleSayWhy(t *testing.T) {
+	for _, tc := range []struct{ name, ring, schedule, want string }{
+		{"ShortKey", "k1:AAAA", "0s", `TIX_WEBHOOK_KEYRING: keyring key "k1" is 3 bytes, AES-256 needs 32`},
+		{"NoID", "AAAA", "0s", "TIX_WEBHOOK_KEYRING: keyring entry 1 has no id"},
+		{"NegativeWait", config.LocalKeyring, "0s,-1m", `TIX_WEBHOOK_SCHEDULE="0s,-1m": "-1m" is not a duration`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := config.Load(env(map[string]string{
+				"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": tc.ring, "TIX_WEBHOOK_SCHEDULE": tc.schedule,
+			}))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -256,10 +256,11 @@ func (s *Store) putTierReferences(ctx context.Context, e *ticketing.Event) error
 	return nil
 }
 
-// TierEvent finds the organizer and event of a tier (one GetItem); "" when unknown.
+// TierEvent finds the organizer and event of a tier (one GetItem); an unknown
+// tier is a not_found error.
 func (s *Store) TierEvent(ctx context.Context, tierID string) (string, string, error) {
 	if !validID(tierID) {
-		return "", "", nil
+		return "", "", ticketing.NotFound("tier " + tierID)
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(tierPK(tierID), skTier), ReturnConsumedCapacity: s.rcc(),
@@ -268,6 +269,9 @@ func (s *Store) TierEvent(ctx context.Context, tierID string) (string, string, e
 		return "", "", fmt.Errorf("find tier %s: %w", tierID, err)
 	}
 	s.record("TierEvent", out.ConsumedCapacity)
+	if out.Item == nil {
+		return "", "", ticketing.NotFound("tier " + tierID)
+	}
 	var it struct {
 		Org   string `json:"org"`
 		Event string `json:"event"`

@@ -61,7 +61,8 @@ func idemFrom(t ticketing.Tenant, scope, key string, item map[string]types.Attri
 		CreatedAt: time.UnixMilli(it.Created).UTC()}, nil
 }
 
-// GetIdempotency reads an Idempotency-Key record (strongly consistent); nil when absent.
+// GetIdempotency reads an Idempotency-Key record (strongly consistent); a
+// missing record is a not_found error.
 func (s *Store) GetIdempotency(ctx context.Context, t ticketing.Tenant, scope, key string) (*ticketing.Idempotency, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(idemPK(t, scope, key), skIdem),
@@ -72,13 +73,14 @@ func (s *Store) GetIdempotency(ctx context.Context, t ticketing.Tenant, scope, k
 	}
 	s.record("GetIdempotency", out.ConsumedCapacity)
 	if out.Item == nil {
-		return nil, nil
+		return nil, ticketing.NotFound("idempotency key")
 	}
 	return idemFrom(t, scope, key, out.Item)
 }
 
-// BeginIdempotency creates the record of an order's Idempotency-Key, or returns
-// the existing one (from the failed condition, in the same request).
+// BeginIdempotency creates the record of an order's Idempotency-Key and returns
+// it, or returns the existing one with ErrIdempotencyTaken (from the failed
+// condition, in the same request).
 func (s *Store) BeginIdempotency(ctx context.Context, rec *ticketing.Idempotency, now time.Time) (*ticketing.Idempotency, error) {
 	out, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: idemAV(rec, false),
@@ -97,7 +99,7 @@ func (s *Store) BeginIdempotency(ctx context.Context, rec *ticketing.Idempotency
 		return nil, fmt.Errorf("bind idempotency key: %w", err)
 	}
 	s.record("BeginIdempotency", out.ConsumedCapacity)
-	return nil, nil
+	return rec, nil
 }
 
 // ClaimIdempotency moves the lease from oldLease to rec's (conditional).
@@ -284,26 +286,7 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 	ipAt := -1
 	if ip != nil {
 		ipAt = len(items)
-		e := newExprs()
-		upd := "SET " + e.n("holds") + "." + e.n(ip.Add) + " = " + e.ms(ip.Until) + ", " + e.n("v") + " = " + e.d(ip.Version+1)
-		if len(ip.Remove) > 0 {
-			upd += " REMOVE "
-			for i, id := range ip.Remove {
-				if i > 0 {
-					upd += ", "
-				}
-				upd += e.n("holds") + "." + e.n(id)
-			}
-		}
-		cond := "attribute_not_exists(" + e.n("v") + ")"
-		if ip.Version > 0 {
-			cond = e.n("v") + " = " + e.d(ip.Version)
-		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(holdIPPK(ip.Key), skHoldIP),
-			UpdateExpression: aws.String(upd), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
+		items = append(items, types.TransactWriteItem{Update: s.holdIPUpdate(ip)})
 	}
 	err = s.transact(ctx, "CreateHold", items)
 	if err == nil {
@@ -325,6 +308,31 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 		}
 	}
 	return fmt.Errorf("hold seats: %w", err)
+}
+
+// holdIPUpdate adds a hold to its IP's record, conditional on the version
+// read (absent before the first hold), and drops the expired entries.
+func (s *Store) holdIPUpdate(ip *ticketing.HoldIPUpdate) *types.Update {
+	e := newExprs()
+	upd := "SET " + e.n("holds") + "." + e.n(ip.Add) + " = " + e.ms(ip.Until) + ", " + e.n("v") + " = " + e.d(ip.Version+1)
+	if len(ip.Remove) > 0 {
+		upd += " REMOVE "
+		for i, id := range ip.Remove {
+			if i > 0 {
+				upd += ", "
+			}
+			upd += e.n("holds") + "." + e.n(id)
+		}
+	}
+	cond := "attribute_not_exists(" + e.n("v") + ")"
+	if ip.Version > 0 {
+		cond = e.n("v") + " = " + e.d(ip.Version)
+	}
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(holdIPPK(ip.Key), skHoldIP),
+		UpdateExpression: aws.String(upd), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}
 }
 
 // transact runs a transaction, retrying (with jittered backoff) when DynamoDB
@@ -355,10 +363,10 @@ func (s *Store) transact(ctx context.Context, op string, items []types.TransactW
 	return err
 }
 
-// GetHold reads a hold; nil when absent.
+// GetHold reads a hold; a missing hold is a not_found error.
 func (s *Store) GetHold(ctx context.Context, id string) (*ticketing.Hold, error) {
 	if !validID(id) {
-		return nil, nil
+		return nil, ticketing.NotFound("hold")
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(holdPK(id), skHold), ReturnConsumedCapacity: s.rcc(),
@@ -368,7 +376,7 @@ func (s *Store) GetHold(ctx context.Context, id string) (*ticketing.Hold, error)
 	}
 	s.record("GetHold", out.ConsumedCapacity)
 	if out.Item == nil {
-		return nil, nil
+		return nil, ticketing.NotFound("hold")
 	}
 	d, ok := out.Item["doc"].(*types.AttributeValueMemberS)
 	if !ok {

@@ -125,42 +125,11 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	items := []types.TransactWriteItem{{Put: &types.Put{
 		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}}}
-	pk := stockPK(o.EventID, string(o.Environment))
-	for i, l := range o.Lines {
-		e := newExprs()
-		if l.Seated {
-			var cond string
-			if l.ReservationID == "" {
-				cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
-			} else {
-				// A reservation ends with its hold: the seat is taken only from
-				// the live hold of this reservation. Released (item deleted),
-				// used by an order (reserved, sold, or deleted when that order
-				// was cancelled), expired, or re-held by someone else: refused.
-				// ReleaseSeat deletes under the same condition, so a release and
-				// an order of one reservation cannot both succeed.
-				cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
-			}
-			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
-				UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("st") + " = " + e.s(seatReserved) +
-					", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
-				ConditionExpression:      aws.String(cond),
-				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-			}})
-			continue
-		}
-		t, ok := ev.Tier(l.TierID)
-		if !ok || t.Capacity < l.Quantity {
-			return &ticketing.StockError{Index: i}
-		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
-			UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(l.Quantity))),
-			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("sold") + ") OR " + e.n("sold") + " <= " + e.d(int64(t.Capacity-l.Quantity))),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
+	stock, err := s.orderStockItems(o, ev, now)
+	if err != nil {
+		return err
 	}
+	items = append(items, stock...)
 	promoAt := -1
 	if o.Promo != nil && o.Promo.Limited {
 		p, ok := ev.Promo(o.Promo.Code)
@@ -168,13 +137,7 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			return ticketing.ErrPromoExhausted
 		}
 		promoAt = len(items)
-		e := newExprs()
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, promoSK(p.Code)),
-			UpdateExpression:         aws.String("ADD " + e.n("used") + " " + e.d(1)),
-			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("used") + ") OR " + e.n("used") + " < " + e.d(int64(p.MaxUses))),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
+		items = append(items, types.TransactWriteItem{Update: s.promoTake(o, p)})
 	}
 	capAt := -1
 	if o.ClientCap != nil {
@@ -202,6 +165,61 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	return fmt.Errorf("create order %s: %w", o.ID, err)
 }
 
+// orderStockItems takes each line's stock: a seat (see the port for the
+// condition of a seat with a reservation) or a tier counter that never passes
+// the tier's capacity.
+func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now time.Time) ([]types.TransactWriteItem, error) {
+	var items []types.TransactWriteItem
+	pk := stockPK(o.EventID, string(o.Environment))
+	for i, l := range o.Lines {
+		e := newExprs()
+		if l.Seated {
+			var cond string
+			if l.ReservationID == "" {
+				cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
+			} else {
+				// A reservation ends with its hold: the seat is taken only from
+				// the live hold of this reservation. Released (item deleted),
+				// used by an order (reserved, sold, or deleted when that order
+				// was cancelled), expired, or re-held by someone else: refused.
+				// ReleaseSeat deletes under the same condition, so a release and
+				// an order of one reservation cannot both succeed.
+				cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
+			}
+			items = append(items, types.TransactWriteItem{Update: &types.Update{
+				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
+				UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("st") + " = " + e.s(seatReserved) +
+					", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
+				ConditionExpression:      aws.String(cond),
+				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+			}})
+			continue
+		}
+		t, ok := ev.Tier(l.TierID)
+		if !ok || t.Capacity < l.Quantity {
+			return nil, &ticketing.StockError{Index: i}
+		}
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
+			UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(l.Quantity))),
+			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("sold") + ") OR " + e.n("sold") + " <= " + e.d(int64(t.Capacity-l.Quantity))),
+			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+		}})
+	}
+	return items, nil
+}
+
+// promoTake counts one use of a promo code with max_uses, under its limit.
+func (s *Store) promoTake(o *ticketing.Order, p *ticketing.Promo) *types.Update {
+	e := newExprs()
+	return &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(p.Code)),
+		UpdateExpression:         aws.String("ADD " + e.n("used") + " " + e.d(1)),
+		ConditionExpression:      aws.String("attribute_not_exists(" + e.n("used") + ") OR " + e.n("used") + " < " + e.d(int64(p.MaxUses))),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}
+}
+
 // SetPayment stores the provider's payment on a pending order that has none.
 func (s *Store) SetPayment(ctx context.Context, o *ticketing.Order) error {
 	e := newExprs()
@@ -225,10 +243,11 @@ func (s *Store) SetPayment(ctx context.Context, o *ticketing.Order) error {
 	return nil
 }
 
-// GetOrder reads an order (strongly consistent); nil when absent.
+// GetOrder reads an order (strongly consistent); a missing order is a
+// not_found error.
 func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, error) {
 	if !validID(id) {
-		return nil, nil
+		return nil, ticketing.NotFound("order")
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orderPK(id), skOrder), ConsistentRead: aws.Bool(true),
@@ -239,7 +258,7 @@ func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, erro
 	}
 	s.record("GetOrder", out.ConsumedCapacity)
 	if out.Item == nil {
-		return nil, nil
+		return nil, ticketing.NotFound("order")
 	}
 	return orderFrom(out.Item)
 }
@@ -446,103 +465,4 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 	}
 	o.Version++
 	return nil
-}
-
-// ListOrders pages through the organizer's orders in one environment, newest
-// first, on GSI1. Creation bounds are key conditions; status and event are
-// filters, so a filtered page may take more than one Query, up to the list
-// budget: then the page is short (maybe empty) with has_more and a cursor. The
-// cursor is signed and bound to the filters.
-func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
-	e := newExprs()
-	keyCond := e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
-	// Both bounds are inclusive at the API's precision (whole seconds): an order
-	// whose created_at reads 12:00:00Z is inside created_before=12:00:00Z even
-	// though it is stored with its sub-second digits.
-	lo, hi := "", ""
-	if q.CreatedAfter != nil {
-		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
-	}
-	if q.CreatedBefore != nil {
-		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
-	}
-	switch {
-	case lo != "" && hi != "":
-		keyCond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
-	case lo != "":
-		keyCond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
-	case hi != "":
-		keyCond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
-	}
-	var filters []string
-	switch q.Status {
-	case "":
-	case ticketing.OrderPending, ticketing.OrderCancelled:
-		// A pending order past its expiry is cancelled as of now, even before a
-		// timer or a read has written that down (the service applies it on read).
-		pending := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
-		overdue := e.n("exp") + " <= " + e.ms(q.Now)
-		if q.Status == ticketing.OrderPending {
-			filters = append(filters, pending+" AND NOT "+overdue)
-		} else {
-			filters = append(filters, "("+e.n("st")+" = "+e.s(string(ticketing.OrderCancelled))+" OR ("+pending+" AND "+overdue+"))")
-		}
-	default:
-		filters = append(filters, e.n("st")+" = "+e.s(string(q.Status)))
-	}
-	if q.EventID != "" {
-		filters = append(filters, e.n("ev")+" = "+e.s(q.EventID))
-	}
-	var filter *string
-	if len(filters) > 0 {
-		f := filters[0]
-		for _, x := range filters[1:] {
-			f += " AND " + x
-		}
-		filter = aws.String(f)
-	}
-	fingerprint := fmt.Sprintf("orders|%s|%s|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.Status, q.EventID, lo, hi)
-	var start map[string]types.AttributeValue
-	if q.Cursor != "" {
-		var err error
-		if start, err = s.cursor.decode(q.Cursor, fingerprint); err != nil {
-			return nil, err
-		}
-	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
-		KeyConditionExpression: aws.String(keyCond), FilterExpression: filter,
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		ScanIndexForward: aws.Bool(false),
-	}
-	readAhead := exact
-	if filter != nil {
-		readAhead = ahead
-	}
-	res, err := s.queryBounded(ctx, "ListOrders", in, start, q.Limit+1, readAhead)
-	if err != nil {
-		return nil, fmt.Errorf("list orders: %w", err)
-	}
-	page := &ticketing.OrderPage{}
-	items := res.items
-	switch {
-	case len(items) > q.Limit:
-		items = items[:q.Limit]
-		last := items[len(items)-1]
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
-			"PK": last["PK"], "SK": last["SK"], "GSI1PK": last["GSI1PK"], "GSI1SK": last["GSI1SK"],
-		}, fingerprint)
-	case res.resume != nil:
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
-	}
-	for _, it := range items {
-		o, err := orderFrom(it)
-		if err != nil {
-			return nil, err
-		}
-		page.Orders = append(page.Orders, o)
-	}
-	return page, nil
 }

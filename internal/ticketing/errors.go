@@ -81,6 +81,10 @@ func ErrorCode(err error) Code {
 	return CodeInternal
 }
 
+// isNotFound reports whether err is a not_found *Error: what the store answers
+// for a missing item.
+func isNotFound(err error) bool { return IsCode(err, CodeNotFound) }
+
 // IsCode reports whether err is an *Error with the given code.
 func IsCode(err error, code Code) bool {
 	var e *Error

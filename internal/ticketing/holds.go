@@ -81,19 +81,9 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		return nil, err
 	}
 	now := s.now()
-	var ipState *HoldIPState
-	ipKey := ""
-	if c.Publishable {
-		ipKey = c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
-		st, ok, reset, err := s.Store.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, &Error{Code: CodeRateLimited, RetryAfter: reset.Sub(now),
-				Message: fmt.Sprintf("too many seat-hold requests from this IP address (at most %d per %s); retry after the Retry-After delay", s.Settings.HoldIPRate, s.Settings.HoldIPWindow)}
-		}
-		ipState = &st
+	ipKey, ipState, err := s.admitHoldIP(ctx, c, now)
+	if err != nil {
+		return nil, err
 	}
 	hash := requestHash(req)
 	if idemKey != "" {
@@ -101,7 +91,6 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 			return h, err
 		}
 	}
-
 	e, err := s.Store.GetEventWithSeating(ctx, c.OrganizerID, *req.EventID, c.Environment)
 	if err != nil {
 		if IsCode(err, CodeNotFound) {
@@ -118,54 +107,15 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		KeyID: c.KeyID, EventID: e.ID, OccurrenceID: occ, CreatedAt: now,
 		ExpiresAt: now.Add(s.Settings.HoldTTL), IPKey: ipKey,
 	}
-	seats := seatIndex(e)
-	for i, id := range req.SeatIDs {
-		st, ok := seats[id]
-		if !ok {
-			err := NotFound("seat " + id + " of this event")
-			err.Param = fmt.Sprintf("seat_ids[%d]", i)
-			return nil, err
-		}
-		t, ok := e.Tier(st.tierID)
-		if !ok {
-			return nil, fmt.Errorf("seat %s has no tier %s", id, st.tierID)
-		}
-		if !e.TierOnSale(t, occOrEmpty(occ), now) {
-			return nil, &Error{Code: CodeSalesClosed, Param: fmt.Sprintf("seat_ids[%d]", i),
-				Message: fmt.Sprintf("tier %q of seat %s is not on sale now", t.Name, st.seat.Label)}
-		}
-		h.Seats = append(h.Seats, HoldSeat{
-			ReservationID: reservationID(h.ID, i), SeatID: id, Label: st.seat.Label,
-			Row: st.seat.Row, Number: st.seat.Number, ZoneName: st.zone.Name, ZoneColor: st.zone.Color,
-			TierID: t.ID, TierName: t.Name, Price: t.Price,
-		})
-		h.TotalBasePrice += t.Price
+	if err := h.addSeats(e, req.SeatIDs, now); err != nil {
+		return nil, err
 	}
-
 	var idem *Idempotency
 	if idemKey != "" {
 		idem = &Idempotency{Tenant: c.Tenant, Scope: c.idemScope(IdemHold), Key: idemKey, RequestHash: hash,
 			ResourceID: h.ID, LeaseUntil: h.ExpiresAt, CreatedAt: now}
 	}
-	for attempt := 0; ; attempt++ {
-		var ip *HoldIPUpdate
-		if ipState != nil {
-			ip, err = s.ipUpdate(ipKey, *ipState, h, now)
-			if err != nil {
-				return nil, err
-			}
-		}
-		err = s.Store.CreateHold(ctx, h, idem, ip, now)
-		if errors.Is(err, ErrIPRace) && attempt < 4 {
-			st, gerr := s.Store.GetHoldIP(ctx, ipKey)
-			if gerr != nil {
-				return nil, gerr
-			}
-			ipState = &st
-			continue
-		}
-		break
-	}
+	err = s.writeHold(ctx, h, idem, ipState, now)
 	var se *StockError
 	switch {
 	case err == nil:
@@ -184,6 +134,76 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		return nil, &Error{Code: CodeRateLimited, RetryAfter: time.Second, Message: "too many concurrent seat-hold requests from this IP address; retry shortly"}
 	}
 	return nil, err
+}
+
+// admitHoldIP counts a publishable key's hold request against its client IP's
+// budget and returns the IP's record key and state (none for a secret key).
+func (s *Sales) admitHoldIP(ctx context.Context, c Caller, now time.Time) (string, *HoldIPState, error) {
+	if !c.Publishable {
+		return "", nil, nil
+	}
+	ipKey := c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
+	st, ok, reset, err := s.Store.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
+	if err != nil {
+		return "", nil, err
+	}
+	if !ok {
+		return "", nil, &Error{Code: CodeRateLimited, RetryAfter: reset.Sub(now),
+			Message: fmt.Sprintf("too many seat-hold requests from this IP address (at most %d per %s); retry after the Retry-After delay", s.Settings.HoldIPRate, s.Settings.HoldIPWindow)}
+	}
+	return ipKey, &st, nil
+}
+
+// addSeats resolves the requested seats in the event's seating map, each at
+// its tier's catalog price, refusing a seat whose tier is not on sale now.
+func (h *Hold) addSeats(e *Event, seatIDs []string, now time.Time) error {
+	seats := seatIndex(e)
+	for i, id := range seatIDs {
+		st, ok := seats[id]
+		if !ok {
+			err := NotFound("seat " + id + " of this event")
+			err.Param = fmt.Sprintf("seat_ids[%d]", i)
+			return err
+		}
+		t, ok := e.Tier(st.tierID)
+		if !ok {
+			return fmt.Errorf("seat %s has no tier %s", id, st.tierID)
+		}
+		if !e.TierOnSale(t, occOrEmpty(h.OccurrenceID), now) {
+			return &Error{Code: CodeSalesClosed, Param: fmt.Sprintf("seat_ids[%d]", i),
+				Message: fmt.Sprintf("tier %q of seat %s is not on sale now", t.Name, st.seat.Label)}
+		}
+		h.Seats = append(h.Seats, HoldSeat{
+			ReservationID: reservationID(h.ID, i), SeatID: id, Label: st.seat.Label,
+			Row: st.seat.Row, Number: st.seat.Number, ZoneName: st.zone.Name, ZoneColor: st.zone.Color,
+			TierID: t.ID, TierName: t.Name, Price: t.Price,
+		})
+		h.TotalBasePrice += t.Price
+	}
+	return nil
+}
+
+// writeHold writes the hold, rereading the per-IP record and trying again
+// (a few times) when another hold of the same IP changed it meanwhile.
+func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipState *HoldIPState, now time.Time) error {
+	for attempt := 0; ; attempt++ {
+		var ip *HoldIPUpdate
+		if ipState != nil {
+			var err error
+			if ip, err = s.ipUpdate(h.IPKey, *ipState, h, now); err != nil {
+				return err
+			}
+		}
+		err := s.Store.CreateHold(ctx, h, idem, ip, now)
+		if !errors.Is(err, ErrIPRace) || attempt >= 4 {
+			return err
+		}
+		st, err := s.Store.GetHoldIP(ctx, h.IPKey)
+		if err != nil {
+			return err
+		}
+		ipState = &st
+	}
 }
 
 func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*HoldIPUpdate, error) {
@@ -211,17 +231,20 @@ func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*H
 // request, 409 for another request under the same key, nil when there is none.
 func (s *Sales) replayHold(ctx context.Context, c Caller, key, hash string, now time.Time) (*Hold, error) {
 	rec, err := s.Store.GetIdempotency(ctx, c.Tenant, c.idemScope(IdemHold), key)
-	if err != nil || rec == nil || !now.Before(rec.LeaseUntil) {
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil || !now.Before(rec.LeaseUntil) {
 		return nil, err
 	}
 	if rec.RequestHash != hash {
 		return nil, Errorf(CodeConflict, "this Idempotency-Key was used for a different seat-hold request; use a fresh key")
 	}
 	h, err := s.Store.GetHold(ctx, rec.ResourceID)
-	if err != nil || h == nil {
-		return nil, err
+	if isNotFound(err) {
+		return nil, nil
 	}
-	return h, nil
+	return h, err
 }
 
 func validateHoldRequest(req HoldRequest) error {
@@ -343,7 +366,9 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 		h, loaded := holds[hid]
 		if !loaded {
 			var err error
-			if h, err = s.Store.GetHold(ctx, hid); err != nil {
+			if h, err = s.Store.GetHold(ctx, hid); isNotFound(err) {
+				h = nil
+			} else if err != nil {
 				return released, err
 			}
 			holds[hid] = h

@@ -3,8 +3,6 @@ package ticketing
 import (
 	"encoding/json"
 	"time"
-
-	"tix/internal/clock"
 )
 
 // OrderStatus is an order's state (contract section 3).
@@ -181,92 +179,16 @@ func (o *Order) OccurrenceTierID() string {
 	return o.OccurrenceID + ":" + o.Lines[0].TierID
 }
 
-// WebhookOrder is the order as webhooks carry it (contract section 2): no PII.
-type WebhookOrder struct {
-	ID               string     `json:"id"`
-	Type             string     `json:"type"`
-	Status           string     `json:"status"`
-	IsPaid           bool       `json:"is_paid"`
-	Livemode         bool       `json:"livemode"`
-	Currency         string     `json:"currency"`
-	BasePrice        int64      `json:"base_price"`
-	ServiceFee       int64      `json:"service_fee"`
-	TotalPrice       int64      `json:"total_price"`
-	Quantity         int        `json:"quantity"`
-	EventID          *string    `json:"event_id"`
-	TicketTierID     *string    `json:"ticket_tier_id"`
-	OccurrenceTierID *string    `json:"occurrence_tier_id"`
-	PaidAt           *time.Time `json:"paid_at"`
-	CreatedAt        time.Time  `json:"created_at"`
-}
-
-// MarshalJSON writes the order's timestamps in the one format tix sends
-// (clock.Format), so data.order of a webhook says the same instant with the
-// same string as GET /orders/{id}. Decoding takes any RFC 3339 time.
-func (w WebhookOrder) MarshalJSON() ([]byte, error) {
-	type plain WebhookOrder
-	return json.Marshal(struct {
-		plain
-		PaidAt    *string `json:"paid_at"`
-		CreatedAt string  `json:"created_at"`
-	}{plain: plain(w), PaidAt: clock.FormatPtr(w.PaidAt), CreatedAt: clock.Format(w.CreatedAt)})
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// Webhook is the order's WebhookOrder as of now.
-func (o *Order) Webhook() WebhookOrder {
-	return WebhookOrder{
-		ID: o.ID, Type: o.Type, Status: string(o.Status), IsPaid: o.IsPaid(),
-		Livemode: o.Environment == EnvLive, Currency: o.Currency,
-		BasePrice: o.BasePrice, ServiceFee: o.ServiceFee, TotalPrice: o.TotalPrice,
-		Quantity: o.Quantity, EventID: nonEmpty(o.EventID), TicketTierID: nonEmpty(o.FirstTierID()),
-		OccurrenceTierID: nonEmpty(o.OccurrenceTierID()), PaidAt: o.PaidAt, CreatedAt: o.CreatedAt,
-	}
-}
-
-// Webhook event types (contract section 6).
-const (
-	EventOrderPaid      = "order.paid"
-	EventOrderCancelled = "order.cancelled"
-	EventOrderRefunded  = "order.refunded"
-)
-
-// OrderEvent is the outbox record an order state change writes in the same
-// transaction as the change (a transactional outbox). Its ID is the webhook envelope's id,
-// stable across every delivery attempt.
-type OrderEvent struct {
-	ID          string       `json:"id"` // evt_...
-	Type        string       `json:"type"`
-	OrganizerID string       `json:"organizer_id"`
-	Environment Environment  `json:"environment"`
-	CreatedAt   time.Time    `json:"created_at"`
-	Order       WebhookOrder `json:"order"`
-}
-
-// OrderQuery is GET /orders.
-type OrderQuery struct {
-	OrganizerID   string
-	Environment   Environment
-	Limit         int
-	Cursor        string
-	Status        OrderStatus
-	EventID       string
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-	// Now decides the status filter of a pending order past its expiry: it is
-	// cancelled as of now (reads apply the expiry), whether or not a timer ran.
-	Now time.Time
-}
-
-// OrderPage is one page of orders, newest first.
-type OrderPage struct {
-	Orders     []*Order
-	NextCursor string
-	HasMore    bool
+// TicketQR is the order-level QR payload the door scans to admit the whole order.
+func (o *Order) TicketQR() string {
+	b, _ := json.Marshal(struct {
+		V            int    `json:"v"`
+		OrderID      string `json:"order_id"`
+		TicketNumber string `json:"ticket_number"`
+		EventID      string `json:"event_id"`
+		OccurrenceID string `json:"occurrence_id,omitempty"`
+		Quantity     int    `json:"quantity"`
+		Livemode     bool   `json:"livemode"`
+	}{1, o.ID, o.TicketNumber, o.EventID, o.OccurrenceID, o.Quantity, o.Environment == EnvLive})
+	return string(b)
 }

@@ -126,7 +126,10 @@ func (s *Sales) expireClientOverdue(ctx context.Context, key string, now time.Ti
 	}
 	for _, id := range ids {
 		o, err := s.Store.GetOrder(ctx, id)
-		if err == nil && o != nil {
+		if isNotFound(err) {
+			continue
+		}
+		if err == nil {
 			_, err = s.current(ctx, o)
 		}
 		if err != nil {
@@ -186,7 +189,7 @@ func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, p
 		}
 		// Someone else stored it or the order moved on: answer with what is there.
 		cur, gerr := s.Store.GetOrder(ctx, o.ID)
-		if gerr != nil || cur == nil {
+		if gerr != nil {
 			return nil, errors.Join(err, gerr)
 		}
 		return s.replay(cur, false)
@@ -199,78 +202,4 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
-}
-
-func (s *Sales) replay(o *Order, created bool) (*OrderResult, error) {
-	r := &OrderResult{Order: o, Created: created, PollToken: s.PollToken(o.ID)}
-	if o.Payment != nil {
-		prov, err := s.Payments(o.Environment)
-		if err != nil {
-			return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available", Err: err}
-		}
-		if r.QRImage, err = prov.QRImage(o.Payment.Payload); err != nil {
-			return nil, fmt.Errorf("render QR of order %s: %w", o.ID, err)
-		}
-	}
-	return r, nil
-}
-
-// resumeOrder answers a repeated POST /orders (contract section 3's table).
-func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req *OrderRequest, buyer Buyer, hash string, now time.Time) (*OrderResult, error) {
-	if rec.RequestHash != hash {
-		return nil, Errorf(CodeConflict, "this Idempotency-Key was used with a different request body; use a fresh key for a different order")
-	}
-	o, err := s.Store.GetOrder(ctx, rec.ResourceID)
-	if err != nil {
-		return nil, err
-	}
-	leaseLive := now.Before(rec.LeaseUntil)
-	claim := func() (*Idempotency, error) {
-		mine := *rec
-		mine.Lease, mine.LeaseUntil = randomString(idAlphabet, 16), now.Add(s.Settings.LeaseTTL)
-		if err := s.Store.ClaimIdempotency(ctx, &mine, rec.Lease); err != nil {
-			if errors.Is(err, ErrLeaseLost) {
-				return nil, Errorf(CodeConflict, "an identical request with this Idempotency-Key is in flight; retry shortly")
-			}
-			return nil, err
-		}
-		return &mine, nil
-	}
-	if o == nil {
-		if leaseLive {
-			return nil, Errorf(CodeConflict, "an identical request with this Idempotency-Key is in flight; retry shortly")
-		}
-		mine, err := claim() // the earlier invocation died before writing its order
-		if err != nil {
-			return nil, err
-		}
-		return s.newOrder(ctx, c, mine, req, buyer, now)
-	}
-	o, err = s.current(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	switch o.Status {
-	case OrderCancelled:
-		return nil, Errorf(CodeOrderCancelled, "the order for this Idempotency-Key (%s) was cancelled; use a fresh key to order again", o.ID)
-	case OrderPending:
-		if o.Payment != nil {
-			return s.replay(o, false)
-		}
-		if leaseLive {
-			return nil, &Error{Code: CodeOrderPending, RetryAfter: time.Second,
-				Message: fmt.Sprintf("order %s is still being prepared; retry in about a second", o.ID)}
-		}
-		mine, err := claim() // the earlier invocation died (or the provider failed) before the QR
-		if err != nil {
-			return nil, err
-		}
-		prov, err := s.Payments(o.Environment)
-		if err != nil {
-			return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available; retry later with the same Idempotency-Key", Err: err}
-		}
-		return s.attachPayment(ctx, mine, o, prov)
-	default:
-		return s.replay(o, false)
-	}
 }

@@ -2,10 +2,8 @@ package ticketing
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 	"unicode/utf8"
 )
 
@@ -29,76 +27,6 @@ func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
 		return s.reload(ctx, o.ID)
 	}
 	return o, nil
-}
-
-func (s *Sales) reload(ctx context.Context, id string) (*Order, error) {
-	o, err := s.Store.GetOrder(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if o == nil {
-		return nil, NotFound("order")
-	}
-	return o, nil
-}
-
-// load reads the caller's order (another tenant's answers as a missing one) as of now.
-func (s *Sales) load(ctx context.Context, t Tenant, id string) (*Order, error) {
-	o, err := s.Store.GetOrder(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if o == nil || o.OrganizerID != t.OrganizerID || o.Environment != t.Environment {
-		return nil, NotFound("order")
-	}
-	return s.current(ctx, o)
-}
-
-// Order is GET /orders/{id} with a key.
-func (s *Sales) Order(ctx context.Context, t Tenant, id string) (*Order, error) {
-	return s.load(ctx, t, id)
-}
-
-// OrderByPollToken is GET /orders/{id} with a poll token instead of a key.
-func (s *Sales) OrderByPollToken(ctx context.Context, id, token string) (*Order, error) {
-	if !s.CheckPollToken(id, token) {
-		return nil, &Error{Code: CodeUnauthorized, Message: "invalid poll_token for this order"}
-	}
-	o, err := s.Store.GetOrder(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if o == nil {
-		return nil, NotFound("order")
-	}
-	return s.current(ctx, o)
-}
-
-// Orders is GET /orders: newest first; overdue pending orders are expired as they are read.
-func (s *Sales) Orders(ctx context.Context, q OrderQuery) (*OrderPage, error) {
-	q.Now = s.now()
-	page, err := s.Store.ListOrders(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	kept := page.Orders[:0]
-	for _, o := range page.Orders {
-		cur, err := s.current(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		if q.Status != "" && cur.Status != q.Status {
-			continue
-		}
-		kept = append(kept, cur)
-	}
-	page.Orders = kept
-	return page, nil
-}
-
-func newEvent(typ string, o *Order, now time.Time) *OrderEvent {
-	return &OrderEvent{ID: newID("evt_", 24), Type: typ, OrganizerID: o.OrganizerID,
-		Environment: o.Environment, CreatedAt: now, Order: o.Webhook()}
 }
 
 // cancel moves a pending order to cancelled and returns its stock.
@@ -219,20 +147,6 @@ func (s *Sales) Tickets(ctx context.Context, t Tenant, id string) (*Order, error
 		return nil, Errorf(CodeConflict, "tickets exist only for a paid order; order %s is %s", o.ID, o.Status)
 	}
 	return o, nil
-}
-
-// TicketQR is the order-level QR payload the door scans to admit the whole order.
-func (o *Order) TicketQR() string {
-	b, _ := json.Marshal(struct {
-		V            int    `json:"v"`
-		OrderID      string `json:"order_id"`
-		TicketNumber string `json:"ticket_number"`
-		EventID      string `json:"event_id"`
-		OccurrenceID string `json:"occurrence_id,omitempty"`
-		Quantity     int    `json:"quantity"`
-		Livemode     bool   `json:"livemode"`
-	}{1, o.ID, o.TicketNumber, o.EventID, o.OccurrenceID, o.Quantity, o.Environment == EnvLive})
-	return string(b)
 }
 
 // refundID is the one refund id of an order: v1 refunds are always 100%, once,
@@ -359,7 +273,10 @@ func (s *Sales) SweepDue(ctx context.Context, limit int) (int, error) {
 // done (or undone) is skipped, so a timer delivered twice changes nothing.
 func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 	o, err := s.Store.GetOrder(ctx, t.OrderID)
-	if err != nil || o == nil {
+	if isNotFound(err) {
+		return nil // nothing left to do
+	}
+	if err != nil {
 		return err
 	}
 	now := s.now()

@@ -1,97 +1,157 @@
 package ticketing
 
-import "time"
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/netip"
+	"time"
 
-// Window is the half-open interval [Start, End); a nil bound is open.
-type Window struct{ Start, End *time.Time }
+	"tix/internal/clock"
+)
 
-// Contains reports whether t is inside the window.
-func (w Window) Contains(t time.Time) bool {
-	if w.Start != nil && t.Before(*w.Start) {
-		return false
-	}
-	if w.End != nil && !t.Before(*w.End) {
-		return false
-	}
-	return true
+// Sales is the selling side of the contract: seat holds, orders, payment,
+// tickets and refunds. It knows nothing of HTTP or AWS.
+type Sales struct {
+	Store    SalesStore
+	Payments func(Environment) (PaymentProvider, error)
+	Timers   Scheduler // nil: expiry and settlement happen only on reads
+	// Events is told of each outbox event once its transaction committed (nil:
+	// the webhook sweep finds the event later).
+	Events   EventPublisher
+	Clock    clock.Clock
+	Settings SalesSettings
 }
 
-// Intersect returns the window inside both w and o.
-func (w Window) Intersect(o Window) Window {
-	r := w
-	if o.Start != nil && (r.Start == nil || o.Start.After(*r.Start)) {
-		r.Start = o.Start
-	}
-	if o.End != nil && (r.End == nil || o.End.Before(*r.End)) {
-		r.End = o.End
-	}
-	return r
+// SalesSettings are the durations and limits of the sales path (all configurable).
+type SalesSettings struct {
+	HoldTTL      time.Duration // seat hold lifetime (default 15 min)
+	TestOrderTTL time.Duration // a pending test order expires after this (default 15 min)
+	LiveOrderTTL time.Duration // a pending live order's payment window (default 15 min)
+	LeaseTTL     time.Duration // how long an order creation may hold its Idempotency-Key
+	TokenSecret  []byte        // derives poll tokens (never stored)
+	// Publishable-key holds per client IP.
+	HoldIPRate      int
+	HoldIPWindow    time.Duration
+	HoldIPMaxActive int
+	// Publishable-key pending orders per client network and event.
+	OrderIPMaxPending int
+	OrderIPMaxUnits   int
+	// Publishable-key price previews (and orders with a promo code) per client
+	// network per PreviewIPWindow: promo codes cannot be guessed faster.
+	PreviewIPRate   int
+	PreviewIPWindow time.Duration
 }
 
-// SalesWindow is the effective sales window of the event, or of occ when it is not
-// nil (contract section 2, AvailabilityResponse): it opens at sales_start_at (or on
-// publish when null) and closes at the explicit sales_end_at, or by default when
-// the event (occurrence) starts. An explicit close never reaches past the end of
-// the event (occurrence): nobody sells a date that is over.
-func (e *Event) SalesWindow(occ *Occurrence) Window {
-	starts, ends := e.StartsAt, e.EndsAt
-	if occ != nil {
-		starts, ends = occ.StartsAt, occ.EndsAt
+// DefaultSalesSettings are the contract's figures and our documented choices.
+var DefaultSalesSettings = SalesSettings{
+	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
+	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
+	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
+}
+
+// Caller is who makes a sales request.
+type Caller struct {
+	Tenant
+	KeyID       string
+	Publishable bool
+	IP          string // the client's network (ClientNetwork of the IP API Gateway saw)
+}
+
+// ClientNetwork is what per-client limits count: an IPv4 address, or the /64 of
+// an IPv6 address (one subscriber usually holds a whole /64, so counting single
+// IPv6 addresses would let one client pose as billions).
+func ClientNetwork(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
 	}
-	end := starts
-	if e.SalesEndAt != nil {
-		end = *e.SalesEndAt
-		if end.After(ends) {
-			end = ends
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
+}
+
+// admitPromoTry counts a publishable key's preview, or order with a promo code,
+// against its client's budget (429 when spent). Secret keys are not limited here.
+func (s *Sales) admitPromoTry(ctx context.Context, c Caller) error {
+	if !c.Publishable {
+		return nil
+	}
+	now := s.now()
+	ok, reset, err := s.Store.AdmitClientRate(ctx, "promo#"+c.OrganizerID+"#"+string(c.Environment)+"#"+c.IP,
+		s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &Error{Code: CodeRateLimited, RetryAfter: reset.Sub(now),
+			Message: fmt.Sprintf("too many price previews from this IP address (at most %d per %s, orders with a promo code included); retry after the Retry-After delay",
+				s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow)}
+	}
+	return nil
+}
+
+func (s *Sales) now() time.Time { return s.Clock.Now().UTC() }
+
+func (s *Sales) orderTTL(env Environment) time.Duration {
+	if env == EnvLive {
+		return s.Settings.LiveOrderTTL
+	}
+	return s.Settings.TestOrderTTL
+}
+
+const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// newID is prefix plus n random base62 characters.
+func newID(prefix string, n int) string { return prefix + randomString(idAlphabet, n) }
+
+func randomString(alphabet string, n int) string {
+	b := make([]byte, n)
+	m := big.NewInt(int64(len(alphabet)))
+	for i := range b {
+		v, err := rand.Int(rand.Reader, m)
+		if err != nil {
+			panic("crypto/rand failed: " + err.Error())
 		}
+		b[i] = alphabet[v.Int64()]
 	}
-	return Window{Start: e.SalesStartAt, End: &end}
+	return string(b)
 }
 
-// occurrenceWindows lists the windows tickets can be sold in: the event's own, or
-// one per scheduled occurrence (all of them, or only occurrenceID when given).
-func (e *Event) occurrenceWindows(occurrenceID string) []Window {
-	if len(e.Occurrences) == 0 {
-		return []Window{e.SalesWindow(nil)}
-	}
-	var ws []Window
-	for i := range e.Occurrences {
-		o := &e.Occurrences[i]
-		if o.Status == OccurrenceCancelled || (occurrenceID != "" && o.ID != occurrenceID) {
-			continue
-		}
-		ws = append(ws, e.SalesWindow(o))
-	}
-	return ws
+// PollToken is the bearer-less token for polling one order. It is derived from
+// the order id with a server secret, so nothing is stored (a replay returns the
+// same token) and it proves nothing but the right to read that order's status.
+func (s *Sales) PollToken(orderID string) string {
+	m := hmac.New(sha256.New, s.Settings.TokenSecret)
+	m.Write([]byte("tix-poll-token-v1\x00" + orderID))
+	return "pt_" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:24])
 }
 
-// IsSalesOpen is the contract's is_sales_open: the event is published and now is
-// inside the effective window of the requested occurrence, or, when none is
-// requested, of the event or of at least one of its scheduled occurrences.
-func (e *Event) IsSalesOpen(occurrenceID string, now time.Time) bool {
-	if e.Status != EventPublished {
-		return false
-	}
-	for _, w := range e.occurrenceWindows(occurrenceID) {
-		if w.Contains(now) {
-			return true
-		}
-	}
-	return false
+// CheckPollToken reports whether token is the poll token of orderID (constant time).
+func (s *Sales) CheckPollToken(orderID, token string) bool {
+	return hmac.Equal([]byte(token), []byte(s.PollToken(orderID)))
 }
 
-// TierOnSale is the contract's is_on_sale: now is inside the tier's own window
-// intersected with the event (occurrence) window. It ignores the event's status;
-// combine it with IsSalesOpen.
-func (e *Event) TierOnSale(t *Tier, occurrenceID string, now time.Time) bool {
-	tw := Window{Start: t.SalesStartAt, End: t.SalesEndAt}
-	for _, w := range e.occurrenceWindows(occurrenceID) {
-		if tw.Intersect(w).Contains(now) {
-			return true
-		}
+func (s *Sales) publish(ctx context.Context, ev *OrderEvent) {
+	if s.Events != nil {
+		s.Events.Publish(ctx, ev.ID)
 	}
-	return false
 }
 
-// IsOver reports whether the event (all of it, every occurrence included) has ended.
-func (e *Event) IsOver(now time.Time) bool { return !e.EndsAt.After(now) }
+func (s *Sales) schedule(ctx context.Context, kind, orderID string, due time.Time) {
+	if s.Timers == nil {
+		return
+	}
+	if err := s.Timers.Schedule(ctx, Timer{Kind: kind, OrderID: orderID, Due: due}); err != nil {
+		// Not fatal: reads apply overdue expiry and settlement themselves.
+		slog.WarnContext(ctx, "schedule timer", "kind", kind, "order_id", orderID, "error", err)
+	}
+}

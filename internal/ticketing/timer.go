@@ -27,7 +27,7 @@ type Scheduler interface {
 
 // Every timer-driven transition has a marker in storage, written in the same
 // transaction as the change that starts the wait and deleted in the one that
-// ends it; the sweep finds the markers that are due (SalesStore.DueTimers) and
+// ends it; the sweep finds the markers that are due (DueTimerStore.DueTimers) and
 // does their work, so a timer whose message was lost still fires. A new timer
 // kind needs its marker written and deleted in its transactions and a case in
 // HandleTimer.

@@ -202,8 +202,18 @@ func idChars(s string) bool {
 	return true
 }
 
-// Store is the persistence port (the DynamoDB adapter implements it).
+// Store is the persistence port (the DynamoDB adapter implements it), made of
+// one role interface per concern: endpoints, the outbox fan-out, deliveries
+// and outbound limits. Not found is ErrNotFound, never a nil result.
 type Store interface {
+	EndpointStore
+	OutboxStore
+	DeliveryStore
+	OutboundLimiter
+}
+
+// EndpointStore keeps endpoints and their health counters.
+type EndpointStore interface {
 	// CreateEndpoint writes a new endpoint unless the organizer's environment
 	// already has max endpoints (ErrTooManyEndpoints).
 	CreateEndpoint(ctx context.Context, e *Endpoint, max int) error
@@ -226,8 +236,13 @@ type Store interface {
 	// DisableEndpoint disables an active endpoint (condition: status active) with a
 	// reason; it reports false when the endpoint was not active any more.
 	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
+}
 
-	// GetOrderEvent reads an outbox event; dispatched tells whether it has been fanned out.
+// OutboxStore reads the order events waiting for fan-out and dispatches them
+// into deliveries.
+type OutboxStore interface {
+	// GetOrderEvent reads an outbox event; dispatched tells whether it has been
+	// fanned out (ErrNotFound).
 	GetOrderEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
 	// UndispatchedEvents returns up to limit events created at or before
 	// olderThan that have not been fanned out, oldest first per shard.
@@ -236,11 +251,16 @@ type Store interface {
 	// marks the event dispatched (conditional on not being dispatched), in one
 	// transaction: ErrStateChanged when it was dispatched already.
 	Dispatch(ctx context.Context, eventID string, ds []*Delivery) error
+}
 
+// DeliveryStore keeps deliveries: read for an attempt, saved under their
+// version, listed, and found by the sweep.
+type DeliveryStore interface {
 	// GetDelivery reads a delivery (strongly consistent); ErrNotFound.
 	GetDelivery(ctx context.Context, id string) (*Delivery, error)
 	// LoadAttempt reads a delivery, its event and its endpoint in one request
-	// (strongly consistent). The endpoint is nil when it was deleted.
+	// (strongly consistent): ErrNotFound without the delivery or its event; the
+	// endpoint alone may be gone (deleted), and is then nil.
 	LoadAttempt(ctx context.Context, deliveryID string) (*Delivery, *ticketing.OrderEvent, *Endpoint, error)
 	// SaveDelivery writes d conditional on d.Version and bumps it
 	// (ErrStateChanged). A pending delivery is kept in the due index by
@@ -253,7 +273,10 @@ type Store interface {
 	PendingDeliveries(ctx context.Context, endpointID string, limit int) ([]*Delivery, error)
 	// OverdueDeliveries returns up to limit pending deliveries whose RecheckAt is at or before now.
 	OverdueDeliveries(ctx context.Context, now time.Time, limit int) ([]*Delivery, error)
+}
 
+// OutboundLimiter counts outbound POSTs in fixed one-second windows.
+type OutboundLimiter interface {
 	// TakeOutbound takes one request from the fixed one-second window of key
 	// (a receiving domain, or "*" for all), limit per window. It reports false
 	// when the window is full.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"tix/internal/keyring"
 )
 
 // SecretPrefix starts every endpoint signing secret (contract section 6).
@@ -50,10 +52,6 @@ type SecretBox interface {
 // a key that is not in the keyring, was sealed for another aad, or was altered.
 var ErrCannotOpen = errors.New("sealed secret cannot be opened")
 
-// keyringHelp is appended to every keyring error: what a valid value looks like.
-const keyringHelp = "a keyring is id:base64key[,id:base64key...], each key 32 random bytes in base64 " +
-	"(make one with: head -c 32 /dev/urandom | base64); the first key seals, every key opens"
-
 // sealedVersion starts every value sealed by the AES box.
 const sealedVersion = "v1"
 
@@ -75,71 +73,36 @@ type aesBox struct {
 // A sealed value is "v1.<keyid>.<base64url(nonce|ciphertext)>" (unpadded
 // base64url, 12-byte random nonce, ciphertext with its 16-byte tag), and aad
 // is GCM's additional data. Errors never contain key material.
-func NewAESBox(keyring string) (SecretBox, error) {
-	if strings.TrimSpace(keyring) == "" {
-		return nil, fmt.Errorf("keyring is empty; %s", keyringHelp)
+func NewAESBox(ring string) (SecretBox, error) {
+	keys, err := keyring.Parse(ring)
+	if err != nil {
+		return nil, err
 	}
-	b := &aesBox{keys: map[string]cipher.AEAD{}}
-	for i, entry := range strings.Split(keyring, ",") {
-		entry = strings.TrimSpace(entry)
-		if entry == "" {
-			return nil, fmt.Errorf("keyring entry %d is empty; %s", i+1, keyringHelp)
+	return NewAESBoxKeys(keys)
+}
+
+// NewAESBoxKeys returns the AES-256-GCM SecretBox of parsed keys (see
+// NewAESBox); the first key seals, every key opens.
+func NewAESBoxKeys(keys []keyring.KeyEntry) (SecretBox, error) {
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("keyring is empty; %s", keyring.Help)
+	}
+	b := &aesBox{keys: map[string]cipher.AEAD{}, sealID: keys[0].ID}
+	for _, k := range keys {
+		if _, dup := b.keys[k.ID]; dup {
+			return nil, fmt.Errorf("keyring key id %q appears more than once; each key needs its own id; %s", k.ID, keyring.Help)
 		}
-		id, key, ok := strings.Cut(entry, ":")
-		id, key = strings.TrimSpace(id), strings.TrimSpace(key)
-		if !ok || id == "" {
-			return nil, fmt.Errorf("keyring entry %d has no id (want id:base64key); %s", i+1, keyringHelp)
-		}
-		if !validKeyID(id) {
-			return nil, fmt.Errorf("keyring key id %q is not valid: use 1 to 32 letters, digits, '-' or '_'; %s", clipText(id, 32), keyringHelp)
-		}
-		if _, dup := b.keys[id]; dup {
-			return nil, fmt.Errorf("keyring key id %q appears more than once; each key needs its own id; %s", id, keyringHelp)
-		}
-		raw, ok := decodeKey(key)
-		if !ok {
-			return nil, fmt.Errorf("keyring key %q is not valid base64; %s", id, keyringHelp)
-		}
-		if len(raw) != 32 {
-			return nil, fmt.Errorf("keyring key %q is %d bytes, AES-256 needs 32; %s", id, len(raw), keyringHelp)
-		}
-		block, err := aes.NewCipher(raw)
+		block, err := aes.NewCipher(k.Key)
 		if err != nil {
-			return nil, fmt.Errorf("keyring key %q: %v", id, err)
+			return nil, fmt.Errorf("keyring key %q: %v", k.ID, err)
 		}
 		aead, err := cipher.NewGCM(block)
 		if err != nil {
-			return nil, fmt.Errorf("keyring key %q: %v", id, err)
+			return nil, fmt.Errorf("keyring key %q: %v", k.ID, err)
 		}
-		b.keys[id] = aead
-		if i == 0 {
-			b.sealID = id
-		}
+		b.keys[k.ID] = aead
 	}
 	return b, nil
-}
-
-func validKeyID(id string) bool {
-	if len(id) == 0 || len(id) > 32 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeKey accepts standard or URL-safe base64, padded or not.
-func decodeKey(s string) ([]byte, bool) {
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if raw, err := enc.DecodeString(s); err == nil {
-			return raw, true
-		}
-	}
-	return nil, false
 }
 
 // Seal encrypts plaintext for aad with the first key of the keyring.

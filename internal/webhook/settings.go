@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -54,24 +53,6 @@ var DefaultSettings = Settings{
 	SweepGrace:         time.Minute,
 	MaxEndpoints:       16,
 	SweepBatch:         500,
-}
-
-// ParseSchedule reads a schedule such as "0s,1m,5m,30m,2h,5h,10h,24h": 1 to
-// 20 non-negative durations.
-func ParseSchedule(s string) ([]time.Duration, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) > 20 {
-		return nil, fmt.Errorf("at most 20 attempts, got %d", len(parts))
-	}
-	out := make([]time.Duration, 0, len(parts))
-	for _, p := range parts {
-		d, err := time.ParseDuration(strings.TrimSpace(p))
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%q is not a duration such as 0s, 1m or 2h", strings.TrimSpace(p))
-		}
-		out = append(out, d)
-	}
-	return out, nil
 }
 
 // disableReason tells whether an endpoint with this health is disabled now,

@@ -14,23 +14,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"tix/internal/app"
@@ -102,48 +97,18 @@ type result struct {
 }
 
 func run(o options) error {
-	if o.n < 1 {
-		return errors.New("-n must be at least 1")
-	}
-	if _, err := os.Stat("functions"); err != nil {
-		return errors.New("run it from the repository root (make init-time)")
-	}
-	functions, err := functionNames(o.only)
+	functions, err := preflight(o)
 	if err != nil {
 		return err
 	}
-	for _, ep := range []struct{ name, url, hint string }{
-		{"DynamoDB Local", o.dynamo, "DynamoDB"}, {"fauxqs (SQS)", o.sqs, "SQS"},
-	} {
-		if err := reachable(ep.url); err != nil {
-			return fmt.Errorf("%s does not answer at %s (%v); start the emulators: TIX_STACK_SESSION=hinit scripts/stack.sh start --memory", ep.name, ep.url, err)
-		}
-	}
-
 	tmp, err := os.MkdirTemp("", "tix-lambdainit-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-
-	results := make([]*result, 0, len(functions))
-	fmt.Printf("==> Building %d functions: for this host (%s/%s) to time, and for linux/arm64 (as make build) to weigh\n",
-		len(functions), goEnv("GOOS"), goEnv("GOARCH"))
-	for _, f := range functions {
-		host := filepath.Join(tmp, "host", f, "bootstrap")
-		arm := filepath.Join(tmp, "arm64", f, "bootstrap")
-		if err := build(f, host, nil); err != nil {
-			return err
-		}
-		if err := build(f, arm, []string{"GOOS=linux", "GOARCH=arm64"}); err != nil {
-			return err
-		}
-		st, err := os.Stat(arm)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("    %-9s linux/arm64 bootstrap %.1f MB (%d bytes)\n", f, mb(st.Size()), st.Size())
-		results = append(results, &result{name: f, event: sampleEvent[f], armBytes: st.Size()})
+	results, err := buildAll(tmp, functions)
+	if err != nil {
+		return err
 	}
 
 	env, cleanup, err := fixture(o)
@@ -160,29 +125,84 @@ func run(o options) error {
 	fmt.Printf("==> Fake Lambda Runtime API (2018-06-01) on %s\n", rt.addr)
 
 	for _, r := range results {
-		if r.event == "" {
-			return fmt.Errorf("no sample event chosen for function %s: add it to sampleEvent", r.name)
-		}
-		payload, err := loadEvent(r.event, env.vars)
-		if err != nil {
+		if err := coldStarts(r, rt, env, filepath.Join(tmp, "host", r.name, "bootstrap"), o); err != nil {
 			return err
 		}
-		bin := filepath.Join(tmp, "host", r.name, "bootstrap")
-		fmt.Printf("==> %s: %d cold starts, each answering events/%s ", r.name, o.n, r.event)
-		for i := range o.n {
-			s, err := rt.coldStart(bin, env.processEnv(r.name, rt.addr), payload, o.timeout)
-			if err != nil {
-				fmt.Println()
-				return fmt.Errorf("%s, start %d: %w", r.name, i+1, err)
-			}
-			r.init, r.first = append(r.init, s.init), append(r.first, s.first)
-			r.answer = s.answer
-			fmt.Print(".")
-		}
-		fmt.Printf(" p50 %s (%s)\n", ms(percentile(r.first, 50)), r.answer)
 	}
-
 	report(results, o)
+	return nil
+}
+
+// preflight checks the options, the working directory and the emulators, and
+// returns the functions to measure.
+func preflight(o options) ([]string, error) {
+	if o.n < 1 {
+		return nil, errors.New("-n must be at least 1")
+	}
+	if _, err := os.Stat("functions"); err != nil {
+		return nil, errors.New("run it from the repository root (make init-time)")
+	}
+	functions, err := functionNames(o.only)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range []struct{ name, url, hint string }{
+		{"DynamoDB Local", o.dynamo, "DynamoDB"}, {"fauxqs (SQS)", o.sqs, "SQS"},
+	} {
+		if err := reachable(ep.url); err != nil {
+			return nil, fmt.Errorf("%s does not answer at %s (%v); start the emulators: TIX_STACK_SESSION=hinit scripts/stack.sh start --memory", ep.name, ep.url, err)
+		}
+	}
+	return functions, nil
+}
+
+// buildAll builds each function under tmp for this host (host/<f>/bootstrap,
+// timed) and for linux/arm64 (arm64/<f>/bootstrap, weighed).
+func buildAll(tmp string, functions []string) ([]*result, error) {
+	results := make([]*result, 0, len(functions))
+	fmt.Printf("==> Building %d functions: for this host (%s/%s) to time, and for linux/arm64 (as make build) to weigh\n",
+		len(functions), goEnv("GOOS"), goEnv("GOARCH"))
+	for _, f := range functions {
+		host := filepath.Join(tmp, "host", f, "bootstrap")
+		arm := filepath.Join(tmp, "arm64", f, "bootstrap")
+		if err := build(f, host, nil); err != nil {
+			return nil, err
+		}
+		if err := build(f, arm, []string{"GOOS=linux", "GOARCH=arm64"}); err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(arm)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("    %-9s linux/arm64 bootstrap %.1f MB (%d bytes)\n", f, mb(st.Size()), st.Size())
+		results = append(results, &result{name: f, event: sampleEvent[f], armBytes: st.Size()})
+	}
+	return results, nil
+}
+
+// coldStarts starts bin o.n times, each answering the function's sample
+// event, and records the init and first-answer times in r.
+func coldStarts(r *result, rt *runtimeAPIServer, env fixtureEnv, bin string, o options) error {
+	if r.event == "" {
+		return fmt.Errorf("no sample event chosen for function %s: add it to sampleEvent", r.name)
+	}
+	payload, err := loadEvent(r.event, env.vars)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("==> %s: %d cold starts, each answering events/%s ", r.name, o.n, r.event)
+	for i := range o.n {
+		s, err := rt.coldStart(bin, env.processEnv(r.name, rt.addr), payload, o.timeout)
+		if err != nil {
+			fmt.Println()
+			return fmt.Errorf("%s, start %d: %w", r.name, i+1, err)
+		}
+		r.init, r.first = append(r.init, s.init), append(r.first, s.first)
+		r.answer = s.answer
+		fmt.Print(".")
+	}
+	fmt.Printf(" p50 %s (%s)\n", ms(percentile(r.first, 50)), r.answer)
 	return nil
 }
 
@@ -352,192 +372,6 @@ func loadEvent(name string, vars map[string]string) ([]byte, error) {
 	}
 	delete(ev, "_expect")
 	return json.Marshal(ev)
-}
-
-// runtimeAPIServer is the fake Lambda Runtime API. It serves one invocation
-// at a time: the current start's event on the first GET .../next, and holds
-// every later GET .../next (Lambda freezes the sandbox there) until the
-// process is killed.
-type runtimeAPIServer struct {
-	addr string
-	srv  *http.Server
-
-	mu  sync.Mutex
-	cur *invocation
-}
-
-// invocation is one cold start's state.
-type invocation struct {
-	id      string
-	payload []byte
-	given   bool
-	nextAt  time.Time // first GET .../next: init is done
-	done    chan outcome
-	once    sync.Once
-}
-
-// outcome is how the first invocation ended.
-type outcome struct {
-	at   time.Time
-	kind string // response, error, init error
-	body []byte
-}
-
-func (inv *invocation) finish(o outcome) { inv.once.Do(func() { inv.done <- o }) }
-
-func startRuntimeAPI() (*runtimeAPIServer, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	s := &runtimeAPIServer{addr: ln.Addr().String()}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+runtimeAPI+"/invocation/next", s.next)
-	mux.HandleFunc("POST "+runtimeAPI+"/invocation/{id}/response", s.result("response"))
-	mux.HandleFunc("POST "+runtimeAPI+"/invocation/{id}/error", s.result("error"))
-	mux.HandleFunc("POST "+runtimeAPI+"/init/error", s.initError)
-	// Anything else (the extensions API of lambda.WithEnableSIGTERM, say) is
-	// not part of this fake: 404, which the runtime client logs and survives.
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = s.srv.Serve(ln) }()
-	return s, nil
-}
-
-func (s *runtimeAPIServer) close() { _ = s.srv.Close() }
-
-func (s *runtimeAPIServer) current() *invocation {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
-}
-
-func (s *runtimeAPIServer) next(w http.ResponseWriter, r *http.Request) {
-	now := time.Now()
-	s.mu.Lock()
-	inv := s.cur
-	give := inv != nil && !inv.given
-	if give {
-		inv.given, inv.nextAt = true, now
-	}
-	s.mu.Unlock()
-	if !give {
-		<-r.Context().Done() // the process was killed, or the server closed
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Lambda-Runtime-Aws-Request-Id", inv.id)
-	h.Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(now.Add(30*time.Second).UnixMilli(), 10))
-	h.Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:"+region+":123456789012:function:tix-lambdainit")
-	h.Set("Lambda-Runtime-Trace-Id", "Root=1-00000000-000000000000000000000000;Parent=0000000000000000;Sampled=0")
-	_, _ = w.Write(inv.payload)
-}
-
-func (s *runtimeAPIServer) result(kind string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		at := time.Now()
-		inv := s.current()
-		if inv == nil || r.PathValue("id") != inv.id {
-			http.Error(w, `{"errorMessage":"unknown request id","errorType":"InvalidRequestID"}`, http.StatusBadRequest)
-			return
-		}
-		w.WriteHeader(http.StatusAccepted)
-		_, _ = w.Write([]byte(`{"status":"OK"}`))
-		inv.finish(outcome{at: at, kind: kind, body: body})
-	}
-}
-
-func (s *runtimeAPIServer) initError(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	at := time.Now()
-	w.WriteHeader(http.StatusAccepted)
-	_, _ = w.Write([]byte(`{"status":"OK"}`))
-	if inv := s.current(); inv != nil {
-		inv.finish(outcome{at: at, kind: "init error", body: body})
-	}
-}
-
-// start is one cold start's timings.
-type start struct {
-	init, first time.Duration
-	answer      string
-}
-
-var startCount int
-
-// coldStart starts bin with env, hands it payload and waits for its answer.
-// The process is killed afterwards, as Lambda does with a sandbox.
-func (s *runtimeAPIServer) coldStart(bin string, env []string, payload []byte, timeout time.Duration) (start, error) {
-	startCount++
-	inv := &invocation{id: fmt.Sprintf("lambdainit-%08d", startCount), payload: payload, done: make(chan outcome, 1)}
-	s.mu.Lock()
-	s.cur = inv
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cur = nil
-		s.mu.Unlock()
-	}()
-
-	var logs bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Env, cmd.Stdout, cmd.Stderr = env, &logs, &logs
-	exited := make(chan error, 1)
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return start{}, err
-	}
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = cmd.Process.Kill()
-		<-exited //nolint:errcheck // killed: its exit status says only that
-	}
-
-	var o outcome
-	select {
-	case o = <-inv.done:
-		stop()
-	case err := <-exited:
-		return start{}, fmt.Errorf("the process exited before answering (%v):\n%s", err, tail(logs.String()))
-	case <-time.After(timeout):
-		stop()
-		return start{}, fmt.Errorf("no answer within %s:\n%s", timeout, tail(logs.String()))
-	}
-	if o.kind != "response" {
-		return start{}, fmt.Errorf("the function reported an %s: %s\n%s", o.kind, o.body, tail(logs.String()))
-	}
-	s.mu.Lock()
-	nextAt := inv.nextAt
-	s.mu.Unlock()
-	return start{init: nextAt.Sub(t0), first: o.at.Sub(t0), answer: describe(o.body)}, nil
-}
-
-// describe names an answer: the HTTP status of an API Gateway response, the
-// batch item failures of an SQS response.
-func describe(body []byte) string {
-	var r struct {
-		StatusCode        *int              `json:"statusCode"`
-		BatchItemFailures []json.RawMessage `json:"batchItemFailures"`
-	}
-	if json.Unmarshal(body, &r) != nil {
-		return "answered"
-	}
-	if r.StatusCode != nil {
-		return "HTTP " + strconv.Itoa(*r.StatusCode)
-	}
-	if r.BatchItemFailures != nil {
-		return fmt.Sprintf("%d batch item failure(s)", len(r.BatchItemFailures))
-	}
-	return "answered"
-}
-
-func tail(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // percentile is the nearest-rank percentile p of ds.

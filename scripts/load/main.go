@@ -51,6 +51,38 @@ func envOr(k, def string) string {
 
 func run(orders, conc, capacity, qty int, endpoint string) error {
 	ctx := context.Background()
+	a, err := newApp(ctx, endpoint)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("==> Creating table %s on %s\n", a.Config.Table, endpoint)
+	if _, err := a.Store.EnsureTable(ctx); err != nil {
+		return fmt.Errorf("%w (is DynamoDB Local running? `make load` starts it)", err)
+	}
+	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
+	secret, err := seed(ctx, a, capacity)
+	if err != nil {
+		return err
+	}
+	a.Server.Limits = api.Limits{ReadsPerWindow: 1 << 30, WritesPerWindow: 1 << 30, Window: time.Minute, MaxBodyBytes: 64 << 10}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: a.Server.Handler()}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	fmt.Printf("==> %d orders of %d ticket(s), %d clients, tier capacity %d\n", orders, qty, conc, capacity)
+	r := &results{codes: map[int]int{}}
+	start := time.Now()
+	r.post("http://"+ln.Addr().String()+"/v1/orders", secret, orders, conc, qty)
+	created := r.report(time.Since(start))
+	return checkOversell(ctx, a, created, qty, capacity, r.codes)
+}
+
+// newApp wires the service over a table of its own on endpoint.
+func newApp(ctx context.Context, endpoint string) (*app.App, error) {
 	table := fmt.Sprintf("tix-load-%d", time.Now().UnixNano())
 	cfg, err := config.Load(func(k string) string {
 		switch k {
@@ -70,53 +102,48 @@ func run(orders, conc, capacity, qty int, endpoint string) error {
 		return ""
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	app.Logger(cfg)
 	a, err := app.New(ctx, cfg, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.Sales.Timers = nil // expiry is not measured here
-	fmt.Printf("==> Creating table %s on %s\n", table, endpoint)
-	if _, err := a.Store.EnsureTable(ctx); err != nil {
-		return fmt.Errorf("%w (is DynamoDB Local running? `make load` starts it)", err)
-	}
-	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
+	return a, nil
+}
+
+// seed writes the organizer, a test secret key (returned) and a published
+// event with capacity tickets.
+func seed(ctx context.Context, a *app.App, capacity int) (string, error) {
 	now := time.Now().UTC()
 	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_load", Name: "Load", CreatedAt: now}); err != nil {
-		return err
+		return "", err
 	}
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
 	if err := a.Store.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_load", Type: auth.Secret,
 		Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: now}, auth.Hash(secret)); err != nil {
-		return err
+		return "", err
 	}
 	ev := &ticketing.Event{ID: "evt_load", OrganizerID: "org_load", Ref: "load", Status: ticketing.EventPublished,
 		Kind: ticketing.KindSingle, Title: "Load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: "tier_load", Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
-	if err := a.Store.PutEvent(ctx, ev); err != nil {
-		return err
-	}
-	a.Server.Limits = api.Limits{ReadsPerWindow: 1 << 30, WritesPerWindow: 1 << 30, Window: time.Minute, MaxBodyBytes: 64 << 10}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: a.Server.Handler()}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	url := "http://" + ln.Addr().String() + "/v1/orders"
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+	return secret, a.Store.PutEvent(ctx, ev)
+}
 
-	fmt.Printf("==> %d orders of %d ticket(s), %d clients, tier capacity %d\n", orders, qty, conc, capacity)
-	var next atomic.Int64
-	var mu sync.Mutex
-	var lat []time.Duration
-	codes := map[int]int{}
+// results are the latencies and status codes (0: transport error) of the orders.
+type results struct {
+	mu    sync.Mutex
+	lat   []time.Duration
+	codes map[int]int
+}
+
+// post sends orders POST /orders of qty tickets from conc clients at once.
+func (r *results) post(url, secret string, orders, conc, qty int) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
 	body := fmt.Sprintf(`{"tier_id":"tier_load","event_id":"evt_load","quantity":%d,"buyer":{"email":"load@example.com"}}`, qty)
-	start := time.Now()
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range conc {
 		wg.Add(1)
@@ -140,23 +167,32 @@ func run(orders, conc, capacity, qty int, endpoint string) error {
 					_ = res.Body.Close()
 					code = res.StatusCode
 				}
-				mu.Lock()
-				lat = append(lat, d)
-				codes[code]++
-				mu.Unlock()
+				r.mu.Lock()
+				r.lat = append(r.lat, d)
+				r.codes[code]++
+				r.mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration { return lat[int(float64(len(lat)-1)*p)] }
-	created := codes[http.StatusCreated]
-	fmt.Printf("    responses: %v\n", codes)
+}
+
+// report prints the responses, latency and throughput over elapsed, and
+// returns how many orders were created.
+func (r *results) report(elapsed time.Duration) int {
+	slices.Sort(r.lat)
+	pct := func(p float64) time.Duration { return r.lat[int(float64(len(r.lat)-1)*p)] }
+	created := r.codes[http.StatusCreated]
+	fmt.Printf("    responses: %v\n", r.codes)
 	fmt.Printf("    latency p50 %.1f ms, p99 %.1f ms\n", ms(pct(0.50)), ms(pct(0.99)))
 	fmt.Printf("    throughput %.0f requests/s, %.0f orders created/s over %.1fs\n",
-		float64(len(lat))/elapsed.Seconds(), float64(created)/elapsed.Seconds(), elapsed.Seconds())
+		float64(len(r.lat))/elapsed.Seconds(), float64(created)/elapsed.Seconds(), elapsed.Seconds())
+	return created
+}
 
+// checkOversell compares the sold counter with the orders created and the
+// capacity, and fails on transport or internal errors.
+func checkOversell(ctx context.Context, a *app.App, created, qty, capacity int, codes map[int]int) error {
 	st, err := a.Store.GetStock(ctx, "evt_load", ticketing.EnvTest, "")
 	if err != nil {
 		return err

@@ -45,58 +45,38 @@ func getenv(name string) string {
 
 func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintf(os.Stderr, "\nerror: %v\n", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return err
-	}
-	app.Logger(cfg)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	a, err := app.New(ctx, cfg, nil)
-	if err != nil {
-		return err
-	}
-	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
+// prepare creates the table and queues when absent, seeds the demo catalog
+// once, and returns the demo keys.
+func prepare(ctx context.Context, a *app.App) ([]demoKey, error) {
+	cfg := a.Config
 	step("Creating table %s if absent (DynamoDB Local at %s)", cfg.Table, cfg.DynamoDBEndpoint)
 	created, err := a.Store.EnsureTable(ctx)
 	if err != nil {
-		return fmt.Errorf("%w\n(is DynamoDB Local running? `make run` starts it)", err)
+		return nil, fmt.Errorf("%w\n(is DynamoDB Local running? `make run` starts it)", err)
 	}
 	if !created {
 		step("Table %s exists; reusing it", cfg.Table)
 	}
 	step("Creating queues if absent (fauxqs at %s)", cfg.SQSEndpoint)
 	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
-		return fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
+		return nil, fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
 	}
 	step("Seeding the demo catalog (once)")
 	seeded, err := demo.Seed(ctx, a.Store, time.Now().UTC())
 	if err != nil {
-		return fmt.Errorf("seed demo data: %w", err)
+		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
 	keys, err := ensureDemoKeys(ctx, a.Store, getenv("TIX_DATA_DIR"), seeded)
 	if err != nil {
-		return fmt.Errorf("demo keys: %w", err)
+		return nil, fmt.Errorf("demo keys: %w", err)
 	}
+	return keys, nil
+}
 
-	addr := getenv("TIX_ADDR")
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
-	}
-	a.Server.Docs = apidocs.Redoc() // GET /v1/docs
-	srv := newHTTPServer(a.Server.Handler(), readTimeout)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(envelopeListener{ln}) }()
+// startWorkers runs until ctx ends what the AWS stack runs beside the API:
+// the timers and deliveries consumers and the sweep.
+func startWorkers(ctx context.Context, a *app.App) {
+	cfg := a.Config
 	// The timers queue: order expiry and refund settlement, as functions/timers does on AWS.
 	go func() {
 		err := a.Queue.Consume(ctx, queue.TimersQueue, func(ctx context.Context, m queue.Message) error {
@@ -133,6 +113,44 @@ func run() error {
 			}
 		}
 	}()
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "\nerror: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	app.Logger(cfg)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	a, err := app.New(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
+	keys, err := prepare(ctx, a)
+	if err != nil {
+		return err
+	}
+
+	addr := getenv("TIX_ADDR")
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
+	}
+	a.Server.Docs = apidocs.Redoc() // GET /v1/docs
+	srv := newHTTPServer(a.Server.Handler(), readTimeout)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(envelopeListener{ln}) }()
+	startWorkers(ctx, a)
 	printWelcome(cfg, addr, keys)
 	select {
 	case <-ctx.Done():

@@ -84,7 +84,39 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 		}
 		k.Scopes = dedupe(scopes)
 	}
-	switch kt {
+	if err := bindKey(&k, origins, ips); err != nil {
+		return err
+	}
+	if *expires != "" {
+		at, err := parseExpiry(*expires, now)
+		if err != nil {
+			return err
+		}
+		k.ExpiresAt = &at
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := st.GetOrganizer(ctx, *org)
+	if err != nil {
+		return err
+	}
+	if environment == ticketing.EnvLive && !o.Verified {
+		return fmt.Errorf("organizer %s is not verified: live keys need a verified organizer (tixctl organizers verify --id %s)", o.ID, o.ID)
+	}
+	secret := auth.NewSecret(kt, environment)
+	k.Last4 = secret[len(secret)-4:]
+	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+		return err
+	}
+	return a.emit(createdKey{Secret: secret, Key: k}, func(w io.Writer) { printCreatedKey(w, k, secret) })
+}
+
+// bindKey sets what a new key is bound to: a publishable key to its browser
+// origins (at least one), a secret key to its allowed IPs (optional).
+func bindKey(k *auth.Key, origins, ips listFlag) error {
+	switch k.Type {
 	case auth.Publishable:
 		if len(ips) > 0 {
 			return usagef("--ip is for secret keys only; a publishable key is bound to origins")
@@ -113,43 +145,23 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 		}
 		k.AllowedIPs = dedupe(k.AllowedIPs)
 	}
-	if *expires != "" {
-		at, err := parseExpiry(*expires, now)
-		if err != nil {
-			return err
-		}
-		k.ExpiresAt = &at
+	return nil
+}
+
+// printCreatedKey is the text output of keys create: the secret, shown once.
+func printCreatedKey(w io.Writer, k auth.Key, secret string) {
+	fmt.Fprintf(w, "Created %s %s key %s for %s.\n\n  %s\n\n", k.Environment, k.Type, k.ID, k.OrganizerID, secret)
+	fmt.Fprintln(w, "This secret is shown once and cannot be shown again: store it now.")
+	fmt.Fprintf(w, "scopes:  %s\n", strings.Join(k.Scopes, ", "))
+	if len(k.AllowedOrigins) > 0 {
+		fmt.Fprintf(w, "origins: %s\n", strings.Join(k.AllowedOrigins, ", "))
 	}
-	st, err := a.store(ctx)
-	if err != nil {
-		return err
+	if len(k.AllowedIPs) > 0 {
+		fmt.Fprintf(w, "ips:     %s\n", strings.Join(k.AllowedIPs, ", "))
 	}
-	o, err := st.GetOrganizer(ctx, *org)
-	if err != nil {
-		return err
+	if k.ExpiresAt != nil {
+		fmt.Fprintf(w, "expires: %s\n", formatTime(k.ExpiresAt))
 	}
-	if environment == ticketing.EnvLive && !o.Verified {
-		return fmt.Errorf("organizer %s is not verified: live keys need a verified organizer (tixctl organizers verify --id %s)", o.ID, o.ID)
-	}
-	secret := auth.NewSecret(kt, environment)
-	k.Last4 = secret[len(secret)-4:]
-	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
-		return err
-	}
-	return a.emit(createdKey{Secret: secret, Key: k}, func(w io.Writer) {
-		fmt.Fprintf(w, "Created %s %s key %s for %s.\n\n  %s\n\n", environment, kt, k.ID, o.ID, secret)
-		fmt.Fprintln(w, "This secret is shown once and cannot be shown again: store it now.")
-		fmt.Fprintf(w, "scopes:  %s\n", strings.Join(k.Scopes, ", "))
-		if len(k.AllowedOrigins) > 0 {
-			fmt.Fprintf(w, "origins: %s\n", strings.Join(k.AllowedOrigins, ", "))
-		}
-		if len(k.AllowedIPs) > 0 {
-			fmt.Fprintf(w, "ips:     %s\n", strings.Join(k.AllowedIPs, ", "))
-		}
-		if k.ExpiresAt != nil {
-			fmt.Fprintf(w, "expires: %s\n", formatTime(k.ExpiresAt))
-		}
-	})
 }
 
 // parseExpiry accepts an RFC 3339 time or a duration from now; it must be in the future.

@@ -6,7 +6,9 @@ package main
 import (
 	"io"
 	"os"
-	_ "time/tzdata" // catalog time zones validate on machines without zoneinfo
+	_ "time/tzdata"
+
+	"tix/internal/payment/tbanksim" // catalog time zones validate on machines without zoneinfo
 )
 
 func main() {
@@ -34,6 +36,9 @@ var commands = []command{
 	{"webhooks test", "ID", "send webhook.test now (not a delivery; health unchanged)", webhooksTest},
 	{"webhooks delete", "ID", "delete an endpoint", webhooksDelete},
 	{"table create", "", "create the table if it does not exist", tableCreate},
+	{"acquirer-sim pay", "ORDER_ID [--url URL]", "simulated T-Bank: the buyer pays the order's SBP QR", acquirerSim(tbanksim.Pay)},
+	{"acquirer-sim reject", "ORDER_ID [--url URL]", "simulated T-Bank: the payer's bank rejects the payment", acquirerSim(tbanksim.Reject)},
+	{"acquirer-sim expire", "ORDER_ID [--url URL]", "simulated T-Bank: the order's QR expires unpaid", acquirerSim(tbanksim.Expire)},
 }
 
 // run is tixctl with its arguments and outputs: it returns the exit code (0 ok,

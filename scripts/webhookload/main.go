@@ -109,12 +109,46 @@ func (rc *receiver) count() int {
 func run(latencyN, throughputN int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	a, err := newApp(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("==> Creating table %s and queues\n", a.Config.Table)
+	if _, err := a.Store.EnsureTable(ctx); err != nil {
+		return fmt.Errorf("%w (is DynamoDB Local running? `make load-webhooks` starts it)", err)
+	}
+	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
+	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
+		return fmt.Errorf("%w (is fauxqs running? `make load-webhooks` starts it)", err)
+	}
+	if err := seed(ctx, a, latencyN+throughputN+10); err != nil {
+		return err
+	}
+	rc := &receiver{arrived: map[string]time.Time{}, waiting: map[string]chan struct{}{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: rc}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if err := registerReceiver(ctx, a, "http://"+ln.Addr().String()+"/hooks"); err != nil {
+		return err
+	}
+	b := &bench{ctx: ctx, a: a, rc: rc, tenant: ticketing.Tenant{OrganizerID: "org_whload", Environment: ticketing.EnvTest}}
+	if err := b.latency(latencyN); err != nil {
+		return err
+	}
+	return b.throughput(latencyN, throughputN)
+}
+
+// newApp wires the service over a table and queues of its own.
+func newApp(ctx context.Context) (*app.App, error) {
 	suffix := time.Now().UnixNano()
-	table := fmt.Sprintf("tix-whload-%d", suffix)
 	cfg, err := config.Load(func(k string) string {
 		switch k {
 		case "TIX_TABLE":
-			return table
+			return fmt.Sprintf("tix-whload-%d", suffix)
 		case "TIX_QUEUE_PREFIX":
 			return fmt.Sprintf("tix-whload-%d", suffix)
 		case "TIX_DYNAMODB_ENDPOINT":
@@ -131,89 +165,91 @@ func run(latencyN, throughputN int) error {
 		return ""
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	app.Logger(cfg)
 	a, err := app.New(ctx, cfg, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.Sales.Timers = nil                       // order expiry is not measured here
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the receiver is on this machine
-	fmt.Printf("==> Creating table %s and queues\n", table)
-	if _, err := a.Store.EnsureTable(ctx); err != nil {
-		return fmt.Errorf("%w (is DynamoDB Local running? `make load-webhooks` starts it)", err)
-	}
-	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
-	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
-		return fmt.Errorf("%w (is fauxqs running? `make load-webhooks` starts it)", err)
-	}
+	return a, nil
+}
+
+// seed writes the organizer and a published event with capacity tickets.
+func seed(ctx context.Context, a *app.App, capacity int) error {
 	now := time.Now().UTC()
 	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_whload", Name: "Webhook load", CreatedAt: now}); err != nil {
 		return err
 	}
-	capacity := latencyN + throughputN + 10
 	ev := &ticketing.Event{ID: "evt_whload", OrganizerID: "org_whload", Ref: "whload", Status: ticketing.EventPublished,
 		Kind: ticketing.KindSingle, Title: "Webhook load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: "tier_whload", Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
-	if err := a.Store.PutEvent(ctx, ev); err != nil {
-		return err
-	}
+	return a.Store.PutEvent(ctx, ev)
+}
 
-	rc := &receiver{arrived: map[string]time.Time{}, waiting: map[string]chan struct{}{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: rc}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	ep, _, err := a.Webhooks.CreateEndpoint(ctx, webhook.NewEndpoint{OrganizerID: "org_whload", Environment: ticketing.EnvTest,
-		URL: "http://" + ln.Addr().String() + "/hooks"})
+// registerReceiver creates the test endpoint at url and verifies it.
+func registerReceiver(ctx context.Context, a *app.App, url string) error {
+	ep, _, err := a.Webhooks.CreateEndpoint(ctx, webhook.NewEndpoint{OrganizerID: "org_whload", Environment: ticketing.EnvTest, URL: url})
 	if err != nil {
 		return err
 	}
 	if _, res, err := a.Webhooks.VerifyEndpoint(ctx, ep.ID); err != nil || !res.OK {
 		return fmt.Errorf("verify the receiver: %+v %v", res, err)
 	}
-	tenant := ticketing.Tenant{OrganizerID: "org_whload", Environment: ticketing.EnvTest}
-	order := func(i int) (*ticketing.Order, error) {
-		tier, qty, email := "tier_whload", 1, "load@example.com"
-		res, err := a.Sales.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: "key_whload"}, fmt.Sprintf("whload-%d", i),
-			ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty})
-		if err != nil {
-			return nil, err
-		}
-		return res.Order, nil
-	}
-	// consumers runs n deliveries-queue consumers, as the local runner does (4)
-	// or as one deliver function does (1), until stop is called.
-	consumers := func(n int) (stop func()) {
-		cctx, ccancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		for range n {
-			wg.Go(func() {
-				_ = a.Queue.Consume(cctx, queue.DeliveriesQueue, func(ctx context.Context, m queue.Message) error {
-					return a.HandleDeliveryMessage(ctx, m.Body)
-				})
-			})
-		}
-		return func() { ccancel(); wg.Wait() }
-	}
+	return nil
+}
 
-	// 1. Latency.
-	fmt.Printf("==> Latency: %d orders paid one after another; time from simulate-payment to order.paid at the receiver\n", latencyN)
-	stop := consumers(4)
+// bench is the wired service, the receiver and the tenant the measures use.
+type bench struct {
+	ctx    context.Context
+	a      *app.App
+	rc     *receiver
+	tenant ticketing.Tenant
+}
+
+// order creates the i-th pending test order of one ticket.
+func (b *bench) order(i int) (*ticketing.Order, error) {
+	tier, qty, email := "tier_whload", 1, "load@example.com"
+	res, err := b.a.Sales.CreateOrder(b.ctx, ticketing.Caller{Tenant: b.tenant, KeyID: "key_whload"}, fmt.Sprintf("whload-%d", i),
+		ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty})
+	if err != nil {
+		return nil, err
+	}
+	return res.Order, nil
+}
+
+// consumers runs n deliveries-queue consumers, as the local runner does (4)
+// or as one deliver function does (1), until stop is called.
+func (b *bench) consumers(n int) (stop func()) {
+	cctx, ccancel := context.WithCancel(b.ctx)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			_ = b.a.Queue.Consume(cctx, queue.DeliveriesQueue, func(ctx context.Context, m queue.Message) error {
+				return b.a.HandleDeliveryMessage(ctx, m.Body)
+			})
+		})
+	}
+	return func() { ccancel(); wg.Wait() }
+}
+
+// latency pays n orders one after another and prints the time from
+// simulate-payment to order.paid at the receiver.
+func (b *bench) latency(n int) error {
+	fmt.Printf("==> Latency: %d orders paid one after another; time from simulate-payment to order.paid at the receiver\n", n)
+	stop := b.consumers(4)
 	var lat []time.Duration
-	for i := range latencyN {
-		o, err := order(i)
+	for i := range n {
+		o, err := b.order(i)
 		if err != nil {
 			return err
 		}
-		ch := rc.wait(o.ID)
+		ch := b.rc.wait(o.ID)
 		start := time.Now()
-		if _, err := a.Sales.Simulate(ctx, tenant, o.ID, ticketing.OutcomePaid); err != nil {
+		if _, err := b.a.Sales.Simulate(b.ctx, b.tenant, o.ID, ticketing.OutcomePaid); err != nil {
 			return err
 		}
 		select {
@@ -230,65 +266,82 @@ func run(latencyN, throughputN int) error {
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[int(float64(len(lat)-1)*p)] }
 	fmt.Printf("    p50 %.0f ms, p99 %.0f ms, max %.0f ms\n", ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
+	return nil
+}
 
-	// 2. Throughput of one deliver function, and request units per attempt.
-	fmt.Printf("==> Throughput: %d paid orders queued (fan-out messages), then one consumer (one deliver function: batches of 10 at once)\n", throughputN)
-	a.Webhooks.Settings.DomainRate, a.Webhooks.Settings.GlobalRate = 1<<30, 1<<30 // measure the function, not the limits
-	for i := range throughputN {
-		o, err := order(latencyN + i)
+// throughput queues n paid orders (orders numbered from first), then lets
+// one consumer deliver them, and prints deliveries per second and the
+// request units per delivery.
+func (b *bench) throughput(first, n int) error {
+	fmt.Printf("==> Throughput: %d paid orders queued (fan-out messages), then one consumer (one deliver function: batches of 10 at once)\n", n)
+	b.a.Webhooks.Settings.DomainRate, b.a.Webhooks.Settings.GlobalRate = 1<<30, 1<<30 // measure the function, not the limits
+	for i := range n {
+		o, err := b.order(first + i)
 		if err != nil {
 			return err
 		}
-		if _, err := a.Sales.Simulate(ctx, tenant, o.ID, ticketing.OutcomePaid); err != nil {
+		if _, err := b.a.Sales.Simulate(b.ctx, b.tenant, o.ID, ticketing.OutcomePaid); err != nil {
 			return err
 		}
 	}
-	var mu sync.Mutex
-	units := map[string]float64{} // op -> capacity units
-	requests := map[string]int{}
-	a.Store.OnCapacity(func(op string, c *types.ConsumedCapacity) {
-		mu.Lock()
-		defer mu.Unlock()
-		requests[op]++
-		if c != nil && c.CapacityUnits != nil {
-			units[op] += *c.CapacityUnits
-		}
-	})
-	base := rc.count()
+	m := &meter{units: map[string]float64{}, requests: map[string]int{}}
+	b.a.Store.OnCapacity(m.record)
+	base := b.rc.count()
 	start := time.Now()
-	stop = consumers(1)
-	for rc.count()-base < throughputN {
+	stop := b.consumers(1)
+	for b.rc.count()-base < n {
 		if time.Since(start) > 5*time.Minute {
 			stop()
-			return fmt.Errorf("only %d of %d deliveries arrived in 5 minutes", rc.count()-base, throughputN)
+			return fmt.Errorf("only %d of %d deliveries arrived in 5 minutes", b.rc.count()-base, n)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
 	stop()
-	fmt.Printf("    %d deliveries (fan-out + attempt each) in %.1fs: %.0f deliveries/s\n", throughputN, elapsed.Seconds(), float64(throughputN)/elapsed.Seconds())
-	mu.Lock()
-	defer mu.Unlock()
-	ops := make([]string, 0, len(requests))
-	for op := range requests {
+	fmt.Printf("    %d deliveries (fan-out + attempt each) in %.1fs: %.0f deliveries/s\n", n, elapsed.Seconds(), float64(n)/elapsed.Seconds())
+	m.print(n)
+	return nil
+}
+
+// meter counts the store's requests and capacity units by operation.
+type meter struct {
+	mu       sync.Mutex
+	units    map[string]float64 // op -> capacity units
+	requests map[string]int
+}
+
+func (m *meter) record(op string, c *types.ConsumedCapacity) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests[op]++
+	if c != nil && c.CapacityUnits != nil {
+		m.units[op] += *c.CapacityUnits
+	}
+}
+
+// print writes the requests and units per delivery of each operation, and the totals.
+func (m *meter) print(deliveries int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ops := make([]string, 0, len(m.requests))
+	for op := range m.requests {
 		ops = append(ops, op)
 	}
 	sort.Strings(ops)
-	n := float64(throughputN)
+	n := float64(deliveries)
 	var reads, writes float64
 	fmt.Printf("    %-20s %-6s %12s %14s\n", "operation", "kind", "requests", "units/delivery")
 	for _, op := range ops {
 		kind := "write"
 		if strings.HasPrefix(op, "Get") || strings.HasPrefix(op, "Load") || strings.HasPrefix(op, "List") {
-			kind, reads = "read", reads+units[op]
+			kind, reads = "read", reads+m.units[op]
 		} else {
-			writes += units[op]
+			writes += m.units[op]
 		}
-		fmt.Printf("    %-20s %-6s %12d %14.2f\n", op, kind, requests[op], units[op]/n)
+		fmt.Printf("    %-20s %-6s %12d %14.2f\n", op, kind, m.requests[op], m.units[op]/n)
 	}
-	fmt.Printf("    per delivery (fan-out + one attempt): %.2f RCU, %.2f WCU; requests %.1f\n", reads/n, writes/n, float64(total(requests))/n)
+	fmt.Printf("    per delivery (fan-out + one attempt): %.2f RCU, %.2f WCU; requests %.1f\n", reads/n, writes/n, float64(total(m.requests))/n)
 	fmt.Println("    (DynamoDB Local's figures; AWS charges transactional writes (Dispatch) twice)")
-	return nil
 }
 
 func total(m map[string]int) int {

@@ -37,26 +37,6 @@ type StockError struct {
 
 func (e *StockError) Error() string { return "stock not available" }
 
-// Idempotency binds an Idempotency-Key (per organizer, environment and scope) to
-// the resource it created. Lease is held by the invocation working on it until
-// LeaseUntil; a crashed invocation's lease runs out and a retry takes it over.
-type Idempotency struct {
-	Tenant
-	Scope       string    // "order" | "hold", per publishable key and client network for pk callers
-	Key         string    // the client's Idempotency-Key
-	RequestHash string    // sha256 of the canonical request
-	ResourceID  string    // order or hold id
-	Lease       string    // random token of the current holder
-	LeaseUntil  time.Time // for holds: the hold's expiry
-	CreatedAt   time.Time
-}
-
-// Idempotency scopes.
-const (
-	IdemOrder = "order"
-	IdemHold  = "hold"
-)
-
 // HoldIPState is the per-client-IP record of publishable-key seat holds.
 type HoldIPState struct {
 	Holds   map[string]time.Time // hold id -> expiry
@@ -73,40 +53,73 @@ type HoldIPUpdate struct {
 	Remove  []string
 }
 
-// SalesStore is what holds and orders need from storage. Every conditional
-// write is a single conditional request or one transaction.
-type SalesStore interface {
+// The sales path's storage ports, one role each, so that a fake (or a new
+// adapter) implements what a part of the domain needs and no more. Every
+// conditional write is a single conditional request or one transaction, and a
+// missing item is a not_found *Error, never a nil result.
+
+// SalesCatalog is the catalog and stock reads of the sales path.
+type SalesCatalog interface {
 	GetEvent(ctx context.Context, organizerID, eventID string, env Environment) (*Event, error)
 	GetEventWithSeating(ctx context.Context, organizerID, eventID string, env Environment) (*Event, error)
-	// TierEvent finds the event of a tier id ("" when unknown).
+	// TierEvent finds the organizer and event of a tier id (not_found when unknown).
 	TierEvent(ctx context.Context, tierID string) (organizerID, eventID string, err error)
+	// GetStock reads the taken seats and tier counters of an event (one occurrence when given).
+	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
+	// PromoUses is how many orders hold a promo code of the event in env.
+	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
+}
 
+// IdempotencyStore keeps the Idempotency-Key records of orders (a hold's
+// record is written by HoldStore.CreateHold, in the hold's transaction).
+type IdempotencyStore interface {
+	// GetIdempotency reads a record (strongly consistent; not_found when absent).
 	GetIdempotency(ctx context.Context, t Tenant, scope, key string) (*Idempotency, error)
-	// BeginIdempotency creates rec unless a record exists: then it returns
-	// ErrIdempotencyTaken and the existing record. A hold record whose
-	// LeaseUntil has passed counts as absent.
+	// BeginIdempotency creates rec and returns it unless a record exists: then
+	// it returns ErrIdempotencyTaken and the existing record.
 	BeginIdempotency(ctx context.Context, rec *Idempotency, now time.Time) (*Idempotency, error)
-	// ClaimIdempotency takes the lease over from oldLease (conditional).
+	// ClaimIdempotency takes the lease over from oldLease (conditional:
+	// ErrLeaseLost when another holder took it first).
 	ClaimIdempotency(ctx context.Context, rec *Idempotency, oldLease string) error
 	// ReleaseIdempotency forgets a record that never got its order (conditional on the lease).
 	ReleaseIdempotency(ctx context.Context, rec *Idempotency) error
+}
 
+// ClientLimits are the per-client budgets and records of publishable keys.
+type ClientLimits interface {
+	// AdmitHoldIP counts a hold request against the client's fixed window and
+	// returns its per-IP hold record.
 	AdmitHoldIP(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (state HoldIPState, admitted bool, reset time.Time, err error)
+	// GetHoldIP reads the per-IP hold record (empty when there is none).
 	GetHoldIP(ctx context.Context, key string) (HoldIPState, error)
+	// ForgetHoldIP drops a released or used hold from its IP's record.
+	ForgetHoldIP(ctx context.Context, key, holdID string) error
 	// AdmitClientRate counts a request against the fixed-window budget under key
 	// (limit per window, shared by every instance); false when it is spent.
 	AdmitClientRate(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (admitted bool, reset time.Time, err error)
-	ForgetHoldIP(ctx context.Context, key, holdID string) error
+	// ClientCapOverdue lists the orders counted in a client's pending-order
+	// counter (ClientCap.Key) whose expiry is at or before now.
+	ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error)
+}
+
+// HoldStore keeps seat holds and the seats they hold.
+type HoldStore interface {
 	// CreateHold takes every seat (free, or held/reserved past its expiry) and
-	// writes the hold, its idempotency record (optional) and the per-IP update
-	// (optional) in one transaction. A taken seat is a *StockError.
+	// writes the hold, its idempotency record (optional; one whose LeaseUntil
+	// has passed is replaced) and the per-IP update (optional, conditional on
+	// its Version) in one transaction. A taken seat is a *StockError, a live
+	// idempotency record ErrIdempotencyTaken, a moved per-IP record ErrIPRace.
 	CreateHold(ctx context.Context, h *Hold, idem *Idempotency, ip *HoldIPUpdate, now time.Time) error
-	GetHold(ctx context.Context, id string) (*Hold, error) // nil when absent
+	GetHold(ctx context.Context, id string) (*Hold, error) // not_found when absent
 	// ReleaseSeat frees one held seat if it is still held by this reservation and live.
 	ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error)
-	// GetStock reads the taken seats and tier counters of an event (one occurrence when given).
-	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
+}
 
+// OrderStore keeps orders and moves them between states. Every change is
+// conditional on the order's Version and expected status (ErrStateChanged
+// otherwise), and the ones that end a state write its outbox event and move
+// its stock in the same transaction.
+type OrderStore interface {
 	// CreateOrder writes a new pending order and takes its stock in one
 	// transaction: tier counters, seats, the promo counter, the client's pending
 	// counter (o.ClientCap: ErrClientCap when at its limits). A seat line with a
@@ -115,12 +128,9 @@ type SalesStore interface {
 	// without stock is a *StockError. ConfirmOrder and CancelOrder give the
 	// client's counter back in their transaction.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
-	// ClientCapOverdue lists the orders counted in a client's pending-order
-	// counter (ClientCap.Key) whose expiry is at or before now.
-	ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error)
+	// SetPayment stores the provider's payment on a pending order.
 	SetPayment(ctx context.Context, o *Order) error
-	GetOrder(ctx context.Context, id string) (*Order, error) // nil when absent
-	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
+	GetOrder(ctx context.Context, id string) (*Order, error) // not_found when absent
 	// ConfirmOrder moves a pending, not overdue order to paid: seats sold,
 	// ticket numbers reserved, the outbox event written, in one transaction.
 	ConfirmOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time) error
@@ -134,9 +144,30 @@ type SalesStore interface {
 	// gives its stock back, with the outbox event; its SettleTimer's marker goes.
 	CompleteRefund(ctx context.Context, o *Order, ev *OrderEvent) error
 	ListOrders(ctx context.Context, q OrderQuery) (*OrderPage, error)
+}
+
+// DueTimerStore finds timer-driven work that is owed.
+type DueTimerStore interface {
 	// DueTimers returns up to limit timers due at or before now that are still
 	// owed: their marker is written with the change that starts the wait
 	// (CreateOrder: ExpiryTimer; StartRefund: SettleTimer) and deleted with the
 	// one that ends it (ConfirmOrder, CancelOrder; CompleteRefund).
 	DueTimers(ctx context.Context, now time.Time, limit int) ([]Timer, error)
+}
+
+// SalesStore is every role the Sales service uses.
+type SalesStore interface {
+	SalesCatalog
+	IdempotencyStore
+	ClientLimits
+	HoldStore
+	OrderStore
+	DueTimerStore
+}
+
+// EventPublisher hands a committed outbox event on to webhook delivery. It
+// cannot fail the order change, which has happened: a lost publication is
+// found by the webhook sweep.
+type EventPublisher interface {
+	Publish(ctx context.Context, eventID string)
 }

@@ -1,0 +1,12 @@
+package inmem_test
+
+import (
+	"testing"
+
+	"tix/internal/inmem"
+	"tix/internal/ticketing/ticketingtest"
+)
+
+func TestSalesStoreConformance(t *testing.T) {
+	ticketingtest.RunSalesStore(t, func(*testing.T) ticketingtest.Store { return inmem.New() })
+}

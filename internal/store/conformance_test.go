@@ -1,0 +1,17 @@
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"tix/internal/clock"
+	"tix/internal/testenv"
+	"tix/internal/ticketing/ticketingtest"
+)
+
+// The DynamoDB store passes the same conformance suite as the in-memory one.
+func TestSalesStoreConformance(t *testing.T) {
+	ticketingtest.RunSalesStore(t, func(t *testing.T) ticketingtest.Store {
+		return testenv.Store(t, clock.NewFixed(time.Now()))
+	})
+}

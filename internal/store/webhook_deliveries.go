@@ -1,0 +1,309 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+	"tix/internal/webhook"
+)
+
+// Webhook deliveries: kept beside their outbox event, read for an attempt,
+// saved under their version, listed, and found by the sweep through the due index.
+
+// A delivery item lives in its event's partition (OEVT#<evt>, WHD#<endpoint>):
+// top-level org, env, st, ver, the JSON document (with its attempt log), the
+// listing keys (GSI1 per environment, GSI2 per endpoint, newest first when read
+// backwards) and, only while pending with a RecheckAt, the sharded due index
+// GSI3 (the due time is read back from GSI3SK). ttl is housekeeping.
+func deliveryAV(d *webhook.Delivery, version int64) (map[string]types.AttributeValue, error) {
+	if want := webhook.DeliveryID(d.EventID, d.EndpointID); d.ID != want {
+		return nil, fmt.Errorf("delivery id %s does not match its event and endpoint (%s)", d.ID, want)
+	}
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode delivery %s: %w", d.ID, err)
+	}
+	sk := orderSortKey(d.CreatedAt, d.ID)
+	item := map[string]types.AttributeValue{
+		"PK": str(outboxPK(d.EventID)), "SK": str(deliverySK(d.EndpointID)),
+		"GSI1PK": str(deliveryListPK(d.OrganizerID, string(d.Environment))), "GSI1SK": str(sk),
+		"GSI2PK": str(deliveryEndpointPK(d.EndpointID)), "GSI2SK": str(sk),
+		"org": str(d.OrganizerID), "env": str(string(d.Environment)), "st": str(string(d.Status)),
+		"ver": num(strconv.FormatInt(version, 10)), "doc": str(string(doc)),
+		"ttl": num(strconv.FormatInt(d.CreatedAt.Add(deliveryRetention).Unix(), 10)),
+	}
+	if d.Status == webhook.DeliveryPending && d.RecheckAt != nil {
+		item["GSI3PK"] = str(deliveryDuePK(shardOf(d.ID, dueShards)))
+		item["GSI3SK"] = str(orderSortKey(*d.RecheckAt, d.ID))
+	}
+	return item, nil
+}
+
+func deliveryFrom(item map[string]types.AttributeValue) (*webhook.Delivery, error) {
+	var d webhook.Delivery
+	if err := json.Unmarshal([]byte(attrS(item, "doc")), &d); err != nil {
+		return nil, fmt.Errorf("decode delivery %s %s: %w", attrS(item, "PK"), attrS(item, "SK"), err)
+	}
+	d.Version, _ = attrN(item, "ver")
+	if due, _, ok := strings.Cut(attrS(item, "GSI3SK"), "#"); ok {
+		if t, err := time.Parse(time.RFC3339Nano, due); err == nil {
+			t = t.UTC()
+			d.RecheckAt = &t
+		}
+	}
+	return &d, nil
+}
+
+func deliveryKey(id string) (map[string]types.AttributeValue, string, string, bool) {
+	ev, ep, ok := webhook.ParseDeliveryID(id)
+	if !ok {
+		return nil, "", "", false
+	}
+	return keyOf(outboxPK(ev), deliverySK(ep)), ev, ep, true
+}
+
+// GetDelivery reads a delivery (strongly consistent).
+func (s *Store) GetDelivery(ctx context.Context, id string) (*webhook.Delivery, error) {
+	key, _, _, ok := deliveryKey(id)
+	if !ok {
+		return nil, webhook.ErrNotFound
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read delivery %s: %w", id, err)
+	}
+	s.record("GetDelivery", out.ConsumedCapacity)
+	if out.Item == nil {
+		return nil, webhook.ErrNotFound
+	}
+	return deliveryFrom(out.Item)
+}
+
+// LoadAttempt reads the delivery, its event and its endpoint with one
+// consistent BatchGetItem (UnprocessedKeys retried).
+func (s *Store) LoadAttempt(ctx context.Context, deliveryID string) (*webhook.Delivery, *ticketing.OrderEvent, *webhook.Endpoint, error) {
+	dkey, evID, epID, ok := deliveryKey(deliveryID)
+	if !ok {
+		return nil, nil, nil, webhook.ErrNotFound
+	}
+	req := map[string]types.KeysAndAttributes{s.table: {
+		Keys:           []map[string]types.AttributeValue{dkey, keyOf(outboxPK(evID), skEvent), keyOf(endpointPK(epID), skEndpoint)},
+		ConsistentRead: aws.Bool(true),
+	}}
+	var got []map[string]types.AttributeValue
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt == batchGetTries {
+			return nil, nil, nil, fmt.Errorf("load attempt of %s: keys still unprocessed after %d tries", deliveryID, attempt)
+		}
+		if attempt > 0 {
+			d := time.Duration(10<<attempt) * time.Millisecond
+			select {
+			case <-ctx.Done():
+				return nil, nil, nil, ctx.Err()
+			case <-time.After(d/2 + rand.N(d)):
+			}
+		}
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("load attempt of %s: %w", deliveryID, err)
+		}
+		for i := range out.ConsumedCapacity {
+			s.record("LoadAttempt", &out.ConsumedCapacity[i])
+		}
+		got = append(got, out.Responses[s.table]...)
+		req = out.UnprocessedKeys
+	}
+	var (
+		d   *webhook.Delivery
+		ev  *ticketing.OrderEvent
+		ep  *webhook.Endpoint
+		err error
+	)
+	for _, it := range got {
+		switch sk := attrS(it, "SK"); {
+		case sk == skEvent:
+			ev, err = orderEventFrom(it)
+		case sk == skEndpoint:
+			ep, err = endpointFrom(it)
+		case strings.HasPrefix(sk, deliverySK("")):
+			d, err = deliveryFrom(it)
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if d == nil || ev == nil {
+		return nil, nil, nil, webhook.ErrNotFound
+	}
+	return d, ev, ep, nil
+}
+
+// SaveDelivery replaces the delivery item conditional on ver = d.Version and
+// bumps d.Version; the due index entry follows the status (pending only).
+func (s *Store) SaveDelivery(ctx context.Context, d *webhook.Delivery) error {
+	item, err := deliveryAV(d, d.Version+1)
+	if err != nil {
+		return err
+	}
+	x := newExprs()
+	out, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression:      aws.String(x.n("ver") + " = " + x.d(d.Version)),
+		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              s.rcc(),
+	})
+	if cf, ok := isConditionFailed(err); ok {
+		return notFoundOr(cf, webhook.ErrStateChanged)
+	}
+	if err != nil {
+		return fmt.Errorf("save delivery %s: %w", d.ID, err)
+	}
+	s.record("SaveDelivery", out.ConsumedCapacity)
+	d.Version++
+	return nil
+}
+
+// ListDeliveries pages newest first: by endpoint on GSI2 WHDE#<endpoint>
+// (org and env checked by the filter), else on GSI1 WHDS#<org>#<env>; status
+// is a filter, so a page may take more than one Query, up to the list budget:
+// then the page is short (maybe empty) with has_more and a cursor. The cursor
+// is signed and bound to the query.
+func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*webhook.DeliveryPage, error) {
+	limit := min(max(q.Limit, 1), 100)
+	fingerprint := fmt.Sprintf("deliveries|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.EndpointID, q.Status)
+	var start map[string]types.AttributeValue
+	if q.Cursor != "" {
+		var err error
+		if start, err = s.cursor.decode(q.Cursor, fingerprint); err != nil {
+			return nil, err
+		}
+	}
+	page := &webhook.DeliveryPage{Deliveries: []*webhook.Delivery{}}
+	x := newExprs()
+	index, pk := "GSI1", deliveryListPK(q.OrganizerID, string(q.Environment))
+	var filters []string
+	if q.EndpointID != "" {
+		if !validID(q.EndpointID) {
+			return page, nil
+		}
+		index, pk = "GSI2", deliveryEndpointPK(q.EndpointID)
+		filters = append(filters, x.n("org")+" = "+x.s(q.OrganizerID), x.n("env")+" = "+x.s(string(q.Environment)))
+	}
+	if q.Status != "" {
+		filters = append(filters, x.n("st")+" = "+x.s(string(q.Status)))
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String(index),
+		KeyConditionExpression:   aws.String(x.n(index+"PK") + " = " + x.s(pk)),
+		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
+		ScanIndexForward: aws.Bool(false),
+	}
+	readAhead := exact
+	if len(filters) > 0 {
+		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+		readAhead = ahead
+	}
+	res, err := s.queryBounded(ctx, "ListDeliveries", in, start, limit+1, readAhead)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	items := res.items
+	switch {
+	case len(items) > limit:
+		items = items[:limit]
+		last := items[len(items)-1]
+		page.HasMore = true
+		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
+			"PK": last["PK"], "SK": last["SK"], index + "PK": last[index+"PK"], index + "SK": last[index+"SK"],
+		}, fingerprint)
+	case res.resume != nil:
+		page.HasMore = true
+		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
+	}
+	for _, it := range items {
+		d, err := deliveryFrom(it)
+		if err != nil {
+			return nil, err
+		}
+		page.Deliveries = append(page.Deliveries, d)
+	}
+	return page, nil
+}
+
+// PendingDeliveries queries GSI2 WHDE#<endpoint> filtered on st = pending, oldest first.
+func (s *Store) PendingDeliveries(ctx context.Context, endpointID string, limit int) ([]*webhook.Delivery, error) {
+	if limit <= 0 || !validID(endpointID) {
+		return nil, nil
+	}
+	x := newExprs()
+	keyCond := x.n("GSI2PK") + " = " + x.s(deliveryEndpointPK(endpointID))
+	filter := x.n("st") + " = " + x.s(string(webhook.DeliveryPending))
+	var res []*webhook.Delivery
+	var start map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName: aws.String(s.table), IndexName: aws.String("GSI2"),
+			KeyConditionExpression: aws.String(keyCond), FilterExpression: aws.String(filter),
+			ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
+			ExclusiveStartKey: start, Limit: aws.Int32(int32(min(max(limit, 100), 1000))), ReturnConsumedCapacity: s.rcc(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pending deliveries of %s: %w", endpointID, err)
+		}
+		s.record("PendingDeliveries", out.ConsumedCapacity)
+		for _, it := range out.Items {
+			if len(res) == limit {
+				return res, nil
+			}
+			d, err := deliveryFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			res = append(res, d)
+		}
+		if len(res) == limit || out.LastEvaluatedKey == nil {
+			return res, nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}
+
+// OverdueDeliveries queries the due index GSI3 WHDUE#0..7 up to now (fixed-width
+// times, so strings order as times) and returns the most overdue up to limit.
+func (s *Store) OverdueDeliveries(ctx context.Context, now time.Time, limit int) ([]*webhook.Delivery, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	items, err := s.shardQuery(ctx, "OverdueDeliveries", "GSI3", dueShards,
+		func(i int) string { return deliveryDuePK(uint32(i)) }, "<=", orderSortKey(now, "~"), limit, nil)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(items, func(a, b int) bool { return attrS(items[a], "GSI3SK") < attrS(items[b], "GSI3SK") })
+	res := make([]*webhook.Delivery, 0, min(len(items), limit))
+	for _, it := range items {
+		if len(res) == limit {
+			break
+		}
+		d, err := deliveryFrom(it)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, d)
+	}
+	return res, nil
+}

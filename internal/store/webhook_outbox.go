@@ -1,0 +1,196 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+	"tix/internal/webhook"
+)
+
+// The outbox: order events waiting for fan-out, the sharded sweep query and
+// the dispatch transaction that writes their deliveries.
+
+// GetOrderEvent reads an outbox event (strongly consistent); it is dispatched
+// once its sparse GSI2 entry is gone.
+func (s *Store) GetOrderEvent(ctx context.Context, id string) (*ticketing.OrderEvent, bool, error) {
+	if !validID(id) {
+		return nil, false, webhook.ErrNotFound
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(outboxPK(id), skEvent), ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("read outbox event %s: %w", id, err)
+	}
+	s.record("GetOrderEvent", out.ConsumedCapacity)
+	if out.Item == nil {
+		return nil, false, webhook.ErrNotFound
+	}
+	ev, err := orderEventFrom(out.Item)
+	if err != nil {
+		return nil, false, err
+	}
+	_, undispatched := out.Item["GSI2PK"]
+	return ev, !undispatched, nil
+}
+
+func orderEventFrom(item map[string]types.AttributeValue) (*ticketing.OrderEvent, error) {
+	var ev ticketing.OrderEvent
+	if err := json.Unmarshal([]byte(attrS(item, "doc")), &ev); err != nil {
+		return nil, fmt.Errorf("decode outbox event %s: %w", attrS(item, "PK"), err)
+	}
+	return &ev, nil
+}
+
+// shardQuery reads a sharded, sparse index: the partitions pk(0..shards-1) of
+// index with the key condition "sort key <skCond> skVal", in parallel, each up
+// to perShard items that keep accepts (nil keeps all).
+func (s *Store) shardQuery(ctx context.Context, op, index string, shards int, pk func(int) string, skCond, skVal string,
+	perShard int, keep func(map[string]types.AttributeValue) bool) ([]map[string]types.AttributeValue, error) {
+	results := make([][]map[string]types.AttributeValue, shards)
+	errs := make([]error, shards)
+	var wg sync.WaitGroup
+	for i := range shards {
+		wg.Go(func() {
+			var start map[string]types.AttributeValue
+			for {
+				out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+					TableName: aws.String(s.table), IndexName: aws.String(index),
+					KeyConditionExpression: aws.String("#pk = :pk AND #sk " + skCond + " :sk"),
+					ExpressionAttributeNames: map[string]string{
+						"#pk": index + "PK", "#sk": index + "SK",
+					},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk(i)), ":sk": str(skVal)},
+					ExclusiveStartKey:         start, Limit: aws.Int32(int32(min(perShard+1, 1000))),
+					ReturnConsumedCapacity: s.rcc(),
+				})
+				if err != nil {
+					errs[i] = fmt.Errorf("%s: query %s: %w", op, pk(i), err)
+					return
+				}
+				s.record(op, out.ConsumedCapacity)
+				for _, it := range out.Items {
+					if keep == nil || keep(it) {
+						results[i] = append(results[i], it)
+					}
+				}
+				if len(results[i]) >= perShard || out.LastEvaluatedKey == nil {
+					return
+				}
+				start = out.LastEvaluatedKey
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var all []map[string]types.AttributeValue
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	return all, nil
+}
+
+// outboxTime is the creation time in an outbox GSI2SK (<RFC3339Nano>#<id>).
+func outboxTime(item map[string]types.AttributeValue) (time.Time, bool) {
+	ts, _, _ := strings.Cut(attrS(item, "GSI2SK"), "#")
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	return t, err == nil
+}
+
+// UndispatchedEvents queries GSI2 OUTBOX#0..7. outboxPut's sort key is
+// RFC3339Nano, whose trailing zeros are trimmed, so its strings order as times
+// only to the second: the key condition takes every second up to olderThan's
+// (GSI2SK < the next second's prefix) and the exact bound is applied to the
+// parsed times. The result is the oldest up to limit over all shards.
+func (s *Store) UndispatchedEvents(ctx context.Context, olderThan time.Time, limit int) ([]string, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	olderThan = olderThan.UTC()
+	next := olderThan.Truncate(time.Second).Add(time.Second).Format("2006-01-02T15:04:05")
+	items, err := s.shardQuery(ctx, "UndispatchedEvents", "GSI2", outboxShards,
+		func(i int) string { return "OUTBOX#" + strconv.Itoa(i) }, "<", next, limit,
+		func(it map[string]types.AttributeValue) bool {
+			t, ok := outboxTime(it)
+			return ok && !t.After(olderThan)
+		})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		ta, _ := outboxTime(items[a])
+		tb, _ := outboxTime(items[b])
+		return ta.Before(tb)
+	})
+	ids := make([]string, 0, min(len(items), limit))
+	for _, it := range items {
+		if len(ids) == limit {
+			break
+		}
+		ids = append(ids, strings.TrimPrefix(attrS(it, "PK"), outboxPK("")))
+	}
+	return ids, nil
+}
+
+// Dispatch puts every delivery (attribute_not_exists, version 1) and marks the
+// event dispatched (REMOVE its GSI2 keys, SET dsp, conditional on
+// attribute_exists(GSI2PK)) in one transaction.
+func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery) error {
+	if !validID(eventID) {
+		return webhook.ErrNotFound
+	}
+	if len(ds) > maxDispatch {
+		return fmt.Errorf("dispatch event %s: %d deliveries, at most %d fit one transaction", eventID, len(ds), maxDispatch)
+	}
+	items := make([]types.TransactWriteItem, 0, len(ds)+1)
+	for _, d := range ds {
+		if d.EventID != eventID {
+			return fmt.Errorf("dispatch event %s: delivery %s belongs to event %s", eventID, d.ID, d.EventID)
+		}
+		av, err := deliveryAV(d, 1)
+		if err != nil {
+			return err
+		}
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}})
+	}
+	x := newExprs()
+	items = append(items, types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(outboxPK(eventID), skEvent),
+		UpdateExpression:         aws.String("REMOVE " + x.n("GSI2PK") + ", " + x.n("GSI2SK") + " SET " + x.n("dsp") + " = " + x.ms(s.clock.Now())),
+		ConditionExpression:      aws.String("attribute_exists(" + x.n("GSI2PK") + ")"),
+		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}})
+	err := s.transact(ctx, "Dispatch", items)
+	if err == nil {
+		for _, d := range ds {
+			d.Version = 1
+		}
+		return nil
+	}
+	var tce *types.TransactionCanceledException
+	if failed, _ := failedItems(err); len(failed) > 0 && errors.As(err, &tce) {
+		if r := tce.CancellationReasons[len(ds)]; r.Code != nil && *r.Code == "ConditionalCheckFailed" && r.Item == nil {
+			return webhook.ErrNotFound
+		}
+		return webhook.ErrStateChanged
+	}
+	return fmt.Errorf("dispatch event %s: %w", eventID, err)
+}

@@ -1,0 +1,94 @@
+package ticketing_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"tix/internal/ticketing"
+	"tix/internal/ticketing/ticketingtest"
+)
+
+func rids(n int) *[]string {
+	var out []string
+	for i := range n {
+		out = append(out, "rsv_"+string(rune('a'+i)))
+	}
+	return &out
+}
+
+func TestSelection_BadInputIsInvalidRequestNamingTheParam(t *testing.T) {
+	ga := ptr(ticketingtest.GATier)
+	cases := []struct {
+		name  string
+		req   ticketing.OrderRequest
+		param string
+	}{
+		{"no selection", ticketing.OrderRequest{}, "tier_id"},
+		{"two selections", ticketing.OrderRequest{TierID: ga, SeatReservationIDs: rids(1)}, "seat_reservation_ids"},
+		{"quantity without tier_id", ticketing.OrderRequest{StandingItems: standing(priceFront, 1), Quantity: ptr(1)}, "quantity"},
+		{"empty event_id", ticketing.OrderRequest{TierID: ga, EventID: ptr("")}, "event_id"},
+		{"empty occurrence_id", ticketing.OrderRequest{TierID: ga, OccurrenceID: ptr("")}, "occurrence_id"},
+		{"blank promo code", ticketing.OrderRequest{TierID: ga, PromoCode: ptr("  ")}, "promo_code"},
+		{"empty tier_id", ticketing.OrderRequest{TierID: ptr("")}, "tier_id"},
+		{"quantity 0", ticketing.OrderRequest{TierID: ga, Quantity: ptr(0)}, "quantity"},
+		{"quantity over the order limit", ticketing.OrderRequest{TierID: ga, Quantity: ptr(ticketing.MaxUnitsPerOrder + 1)}, "quantity"},
+		{"no reservations", ticketing.OrderRequest{SeatReservationIDs: rids(0)}, "seat_reservation_ids"},
+		{"too many reservations", ticketing.OrderRequest{SeatReservationIDs: rids(ticketing.MaxUnitsPerOrder + 1)}, "seat_reservation_ids"},
+		{"empty reservation", ticketing.OrderRequest{SeatReservationIDs: &[]string{"rsv_a", ""}}, "seat_reservation_ids[1]"},
+		{"reservation twice", ticketing.OrderRequest{SeatReservationIDs: &[]string{"rsv_a", "rsv_a"}}, "seat_reservation_ids[1]"},
+		{"no standing items", ticketing.OrderRequest{StandingItems: &[]ticketing.StandingItem{}}, "standing_items"},
+		{"standing item without tier", ticketing.OrderRequest{StandingItems: &[]ticketing.StandingItem{{Qty: ptr(1)}}}, "standing_items[0].tier_id"},
+		{"standing tier twice", ticketing.OrderRequest{StandingItems: standing(priceFront, 1, priceFront, 1)}, "standing_items[1].tier_id"},
+		{"standing item without qty", ticketing.OrderRequest{StandingItems: &[]ticketing.StandingItem{{TierID: ptr(priceFront)}}}, "standing_items[0].qty"},
+		{"standing qty 0", ticketing.OrderRequest{StandingItems: standing(priceFront, 0)}, "standing_items[0].qty"},
+		{"standing total over the limit", ticketing.OrderRequest{StandingItems: standing(priceFront, 6, priceBack, 5)}, "standing_items[1].qty"},
+		{"buyer in a preview", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{}}, "buyer"},
+		{"return_url in a preview", ticketing.OrderRequest{TierID: ga, ReturnURL: ptr("https://x.example")}, "return_url"},
+		// Rules that need the catalog.
+		{"unknown tier", ticketing.OrderRequest{TierID: ptr("tier_unknown")}, "tier_id"},
+		{"a seated tier by tier_id", ticketing.OrderRequest{TierID: ptr(ticketingtest.SeatTier)}, "tier_id"},
+		{"a GA tier as a standing item", ticketing.OrderRequest{StandingItems: standing(priceGA, 1)}, "standing_items[0].tier_id"},
+		{"occurrence_id of a single event", ticketing.OrderRequest{TierID: ga, OccurrenceID: ptr("occ_1")}, "occurrence_id"},
+		{"tiers of two events", ticketing.OrderRequest{StandingItems: &[]ticketing.StandingItem{
+			{TierID: ptr(priceFront), Qty: ptr(1)}, {TierID: ptr(ticketingtest.GATier), Qty: ptr(1)}}}, "standing_items[1].tier_id"},
+		{"unknown reservation", ticketing.OrderRequest{SeatReservationIDs: &[]string{"rsv_nothing"}}, "seat_reservation_ids[0]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDomain(t)
+			_, err := d.sales.Preview(context.Background(), d.c, c.req)
+			var e *ticketing.Error
+			if !errors.As(err, &e) || e.Param != c.param || e.Code == ticketing.CodeInternal {
+				t.Fatalf("error %v, want one naming %s", err, c.param)
+			}
+		})
+	}
+}
+
+func TestCreateOrder_BuyerAndPaymentRules(t *testing.T) {
+	ga := ptr(ticketingtest.GATier)
+	cases := []struct {
+		name  string
+		req   ticketing.OrderRequest
+		code  ticketing.Code
+		param string
+	}{
+		{"no buyer", ticketing.OrderRequest{TierID: ga}, ticketing.CodeInvalidRequest, "buyer"},
+		{"no email", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{}}, ticketing.CodeInvalidRequest, "buyer.email"},
+		{"bad email", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@b")}}, ticketing.CodeInvalidRequest, "buyer.email"},
+		{"bad phone", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com"), Phone: ptr("call me")}}, ticketing.CodeInvalidRequest, "buyer.phone"},
+		{"http return_url", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com")}, ReturnURL: ptr("http://x.example")}, ticketing.CodeInvalidRequest, "return_url"},
+		{"card payment", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com")}, PaymentMethod: ptr("card")}, ticketing.CodeUnsupported, "payment_method"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDomain(t)
+			_, err := d.sales.CreateOrder(context.Background(), d.c, "k", c.req)
+			wantCode(t, err, c.code, c.param)
+			if n := d.gaSold(t); n != 0 {
+				t.Fatalf("a refused order took %d tickets", n)
+			}
+		})
+	}
+}

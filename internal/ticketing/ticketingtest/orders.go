@@ -1,0 +1,299 @@
+package ticketingtest
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"tix/internal/ticketing"
+)
+
+func testGACapacity(t *testing.T, f *fixture) {
+	e := f.event(t)
+	a := f.gaOrder(3)
+	must(t, "3 of 5", f.st.CreateOrder(f.ctx, a, e, f.now))
+	if a.Version != 1 {
+		t.Fatalf("new order version %d, want 1", a.Version)
+	}
+	wantStock(t, "3 more of 2 left", f.st.CreateOrder(f.ctx, f.gaOrder(3), e, f.now), 0, false)
+	wantStock(t, "more than the capacity", f.st.CreateOrder(f.ctx, f.gaOrder(GACap+1), e, f.now), 0, false)
+	must(t, "the last 2", f.st.CreateOrder(f.ctx, f.gaOrder(2), e, f.now))
+	wantStock(t, "sold out", f.st.CreateOrder(f.ctx, f.gaOrder(1), e, f.now), 0, false)
+	if n := f.sold(t); n != GACap {
+		t.Fatalf("sold %d, want %d", n, GACap)
+	}
+	dup := f.gaOrder(1)
+	dup.ID = a.ID
+	wantIs(t, "an existing order id", f.st.CreateOrder(f.ctx, dup, e, f.now), ticketing.ErrOrderExists)
+}
+
+func testConcurrentOrders(t *testing.T, f *fixture) {
+	e := f.event(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok, refused := 0, 0
+	for range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := f.st.CreateOrder(context.Background(), f.gaOrder(1), e, f.now)
+			mu.Lock()
+			defer mu.Unlock()
+			var se *ticketing.StockError
+			switch {
+			case err == nil:
+				ok++
+			case errors.As(err, &se):
+				refused++
+			default:
+				t.Errorf("concurrent order: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok != GACap || refused != 12-GACap || f.sold(t) != GACap {
+		t.Fatalf("%d orders, %d refused, sold %d; want %d orders", ok, refused, f.sold(t), GACap)
+	}
+}
+
+func testOrderStates(t *testing.T, f *fixture) {
+	o := f.gaOrder(2)
+	must(t, "create", f.st.CreateOrder(f.ctx, o, f.event(t), f.now))
+	stale := *o
+	o.Payment = &ticketing.Payment{Provider: "sbp", ID: "pay_1", Payload: "https://qr.nspk.ru/x", ExpiresAt: o.ExpiresAt}
+	must(t, "set payment", f.st.SetPayment(f.ctx, o))
+	if o.Version != 2 {
+		t.Fatalf("version after the payment %d, want 2", o.Version)
+	}
+	wantIs(t, "a write from a stale version", f.st.SetPayment(f.ctx, &stale), ticketing.ErrStateChanged)
+	got, err := f.st.GetOrder(f.ctx, o.ID)
+	if err != nil || got.Version != 2 || got.Payment == nil || got.Payment.ID != "pay_1" || got.Status != ticketing.OrderPending {
+		t.Fatalf("stored order %+v, %v", got, err)
+	}
+	overdue := *o
+	overdue.Status = ticketing.OrderPaid
+	wantIs(t, "confirm past the expiry", f.st.ConfirmOrder(f.ctx, &overdue, f.outboxEvent(ticketing.EventOrderPaid, &overdue), o.ExpiresAt), ticketing.ErrStateChanged)
+	wantIs(t, "cancel overdue-only before the expiry",
+		f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, true), ticketing.ErrStateChanged)
+	f.pay(t, o)
+	again := *o
+	again.Version--
+	wantIs(t, "confirm twice", f.st.ConfirmOrder(f.ctx, &again, f.outboxEvent(ticketing.EventOrderPaid, &again), f.now), ticketing.ErrStateChanged)
+	wantIs(t, "cancel a paid order", f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, false), ticketing.ErrStateChanged)
+	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderPaid || got.Version != 3 || len(got.Tickets) != 2 {
+		t.Fatalf("paid order %+v", got)
+	}
+	settle := f.now.Add(time.Minute)
+	o.Refund = &ticketing.Refund{ID: "rfd_1", Status: ticketing.RefundPending, Amount: o.TotalPrice, Currency: "RUB", CreatedAt: f.now, SettleAt: &settle}
+	must(t, "start the refund", f.st.StartRefund(f.ctx, o))
+	wantIs(t, "start it again from a stale version", f.st.StartRefund(f.ctx, &again), ticketing.ErrStateChanged)
+	done := *o
+	done.Status = ticketing.OrderRefunded
+	must(t, "complete the refund", f.st.CompleteRefund(f.ctx, &done, f.outboxEvent(ticketing.EventOrderRefunded, &done)))
+	wantIs(t, "complete it twice", f.st.CompleteRefund(f.ctx, o, f.outboxEvent(ticketing.EventOrderRefunded, o)), ticketing.ErrStateChanged)
+	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderRefunded || got.Version != 5 {
+		t.Fatalf("refunded order %+v", got)
+	}
+	if n := f.sold(t); n != 0 {
+		t.Fatalf("sold %d after the refund, want 0", n)
+	}
+}
+
+func testCancel(t *testing.T, f *fixture) {
+	o := f.gaOrder(2)
+	must(t, "create", f.st.CreateOrder(f.ctx, o, f.event(t), f.now))
+	c := *o
+	c.Status, c.CancelReason = ticketing.OrderCancelled, "expired"
+	must(t, "cancel overdue-only at the expiry", f.st.CancelOrder(f.ctx, &c, f.outboxEvent(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true))
+	wantIs(t, "cancel twice", f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), o.ExpiresAt, false), ticketing.ErrStateChanged)
+	if n := f.sold(t); n != 0 {
+		t.Fatalf("sold %d after the cancellation, want 0 (never negative)", n)
+	}
+	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderCancelled || got.CancelReason != "expired" {
+		t.Fatalf("cancelled order %+v", got)
+	}
+}
+
+// seatOrder is a pending order of the hold's seats, by reservation.
+func (f *fixture) seatOrder(h *ticketing.Hold) *ticketing.Order {
+	o := f.gaOrder(len(h.Seats))
+	o.Lines = nil
+	for _, s := range h.Seats {
+		o.Lines = append(o.Lines, ticketing.OrderLine{TierID: SeatTier, TierName: "Seats", UnitPrice: s.Price, Quantity: 1, Seated: true,
+			Seat: &ticketing.SeatRef{SeatID: s.SeatID, Label: s.Label, ZoneName: s.ZoneName}, ReservationID: s.ReservationID, HoldID: h.ID})
+	}
+	return o
+}
+
+func testSeatOrder(t *testing.T, f *fixture) {
+	e := f.event(t)
+	h := f.hold("seat_1", "seat_2")
+	must(t, "hold", f.st.CreateHold(f.ctx, h, nil, nil, f.now))
+	o := f.seatOrder(h)
+	must(t, "order the held seats", f.st.CreateOrder(f.ctx, o, e, f.now))
+	if s, _ := f.seat(t, "seat_2"); s.Status != ticketing.SeatReserved || !s.Until.Equal(o.ExpiresAt) {
+		t.Fatalf("ordered seat %+v, want reserved until the order's expiry", s)
+	}
+	if ok, _ := f.st.ReleaseSeat(f.ctx, h, h.Seats[0], f.now); ok {
+		t.Fatal("released a seat an order holds")
+	}
+	wantStock(t, "a used reservation", f.st.CreateOrder(f.ctx, f.seatOrder(h), e, f.now), 0, true)
+	h2 := f.hold("seat_3")
+	must(t, "hold seat_3", f.st.CreateHold(f.ctx, h2, nil, nil, f.now))
+	wantStock(t, "a reservation past its hold", f.st.CreateOrder(f.ctx, f.seatOrder(h2), e, h2.ExpiresAt), 0, true)
+	f.pay(t, o)
+	if s, _ := f.seat(t, "seat_1"); s.Status != ticketing.SeatSold || !s.Taken(f.now.Add(1000*time.Hour)) {
+		t.Fatalf("paid seat %+v, want sold", s)
+	}
+	wantStock(t, "hold a sold seat", f.st.CreateHold(f.ctx, f.hold("seat_1"), nil, nil, f.now.Add(time.Hour)), 0, true)
+}
+
+func testTicketNumbers(t *testing.T, f *fixture) {
+	e := f.event(t)
+	a, b := f.gaOrder(1), f.gaOrder(1)
+	must(t, "create a", f.st.CreateOrder(f.ctx, a, e, f.now))
+	must(t, "create b", f.st.CreateOrder(f.ctx, b, e, f.now))
+	f.pay(t, a)
+	n := *b
+	n.Status, n.TicketNumber = ticketing.OrderPaid, a.Tickets[0].Number
+	n.Tickets = []ticketing.Ticket{{Number: f.id("TIX-C"), Status: ticketing.TicketIssued}}
+	wantIs(t, "a taken ticket number", f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now), ticketing.ErrTicketNumberTaken)
+	if got, _ := f.st.GetOrder(f.ctx, b.ID); got.Status != ticketing.OrderPending {
+		t.Fatalf("order with a refused number is %s, want pending", got.Status)
+	}
+	f.pay(t, b)
+}
+
+func testPromoUses(t *testing.T, f *fixture) {
+	e := f.event(t)
+	promoted := func() *ticketing.Order {
+		o := f.gaOrder(1)
+		o.Promo = &ticketing.AppliedPromo{Code: Promo, Type: ticketing.PromoPercent, Value: 10, Discount: 15000, Limited: true}
+		return o
+	}
+	a := promoted()
+	must(t, "first use", f.st.CreateOrder(f.ctx, a, e, f.now))
+	wantIs(t, "second use of a code usable once", f.st.CreateOrder(f.ctx, promoted(), e, f.now), ticketing.ErrPromoExhausted)
+	if n, err := f.st.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 1 || err != nil {
+		t.Fatalf("uses %d, %v; want 1", n, err)
+	}
+	if n := f.sold(t); n != 1 {
+		t.Fatalf("a refused order took stock: sold %d", n)
+	}
+	must(t, "cancel", f.st.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
+	if n, _ := f.st.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 0 {
+		t.Fatalf("uses %d after the cancellation, want 0", n)
+	}
+	must(t, "the code again", f.st.CreateOrder(f.ctx, promoted(), e, f.now))
+}
+
+func testClientCap(t *testing.T, f *fixture) {
+	e := f.event(t)
+	capped := func(qty int) *ticketing.Order {
+		o := f.gaOrder(qty)
+		o.ClientCap = &ticketing.ClientCap{Key: "org_conf#test#192.0.2.9#evt_conf", MaxOrders: 2, MaxUnits: 3}
+		return o
+	}
+	a := capped(2)
+	must(t, "first", f.st.CreateOrder(f.ctx, a, e, f.now))
+	wantIs(t, "over the units", f.st.CreateOrder(f.ctx, capped(2), e, f.now), ticketing.ErrClientCap)
+	must(t, "second", f.st.CreateOrder(f.ctx, capped(1), e, f.now))
+	wantIs(t, "over the orders", f.st.CreateOrder(f.ctx, capped(0), e, f.now), ticketing.ErrClientCap)
+	if ids, err := f.st.ClientCapOverdue(f.ctx, a.ClientCap.Key, f.now); len(ids) != 0 || err != nil {
+		t.Fatalf("overdue before the expiry: %v, %v", ids, err)
+	}
+	ids, err := f.st.ClientCapOverdue(f.ctx, a.ClientCap.Key, a.ExpiresAt)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("overdue at the expiry: %v, %v; want both", ids, err)
+	}
+	must(t, "cancel", f.st.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
+	must(t, "a place given back", f.st.CreateOrder(f.ctx, capped(2), e, f.now))
+}
+
+func testDueTimers(t *testing.T, f *fixture) {
+	o := f.gaOrder(1)
+	must(t, "create", f.st.CreateOrder(f.ctx, o, f.event(t), f.now))
+	due := func(at time.Time) []ticketing.Timer {
+		t.Helper()
+		ts, err := f.st.DueTimers(f.ctx, at, 10)
+		must(t, "due timers", err)
+		return ts
+	}
+	if ts := due(f.now); len(ts) != 0 {
+		t.Fatalf("due before the expiry: %+v", ts)
+	}
+	if ts := due(o.ExpiresAt); len(ts) != 1 || ts[0].Kind != ticketing.TimerOrderExpiry || ts[0].OrderID != o.ID || !ts[0].Due.Equal(o.ExpiresAt) {
+		t.Fatalf("due at the expiry: %+v", ts)
+	}
+	f.pay(t, o)
+	if ts := due(o.ExpiresAt); len(ts) != 0 {
+		t.Fatalf("a paid order still owes %+v", ts)
+	}
+	settle := f.now.Add(time.Minute)
+	o.Refund = &ticketing.Refund{ID: "rfd_2", Status: ticketing.RefundPending, Amount: o.TotalPrice, CreatedAt: f.now, SettleAt: &settle}
+	must(t, "start the refund", f.st.StartRefund(f.ctx, o))
+	if ts := due(settle); len(ts) != 1 || ts[0].Kind != ticketing.TimerRefundSettle {
+		t.Fatalf("due at the settlement: %+v", ts)
+	}
+	o.Status = ticketing.OrderRefunded
+	must(t, "complete", f.st.CompleteRefund(f.ctx, o, f.outboxEvent(ticketing.EventOrderRefunded, o)))
+	if ts := due(settle); len(ts) != 0 {
+		t.Fatalf("a refunded order still owes %+v", ts)
+	}
+}
+
+func testBudgets(t *testing.T, f *fixture) {
+	window := time.Minute
+	start := f.now.Truncate(window)
+	for i, want := range []bool{true, true, false} {
+		ok, reset, err := f.st.AdmitClientRate(f.ctx, "c1", 2, window, start.Add(time.Second))
+		if err != nil || ok != want || !reset.Equal(start.Add(window)) {
+			t.Fatalf("request %d: %v, %v, %v; want %v reset at %v", i, ok, reset, err, want, start.Add(window))
+		}
+		_, ok, _, err = f.st.AdmitHoldIP(f.ctx, "ip1", 2, window, start.Add(time.Second))
+		if err != nil || ok != want {
+			t.Fatalf("hold request %d: %v, %v; want %v", i, ok, err, want)
+		}
+	}
+	if ok, _, _ := f.st.AdmitClientRate(f.ctx, "c1", 2, window, start.Add(window)); !ok {
+		t.Fatal("the next window is refused")
+	}
+	if _, ok, _, _ := f.st.AdmitHoldIP(f.ctx, "ip1", 2, window, start.Add(window)); !ok {
+		t.Fatal("the next hold window is refused")
+	}
+}
+
+func testListOrders(t *testing.T, f *fixture) {
+	e := f.event(t)
+	var ids []string
+	for i := range 3 {
+		o := f.gaOrder(1)
+		o.CreatedAt = f.now.Add(time.Duration(i) * time.Second)
+		must(t, "create", f.st.CreateOrder(f.ctx, o, e, f.now))
+		ids = append(ids, o.ID)
+	}
+	q := ticketing.OrderQuery{OrganizerID: Org, Environment: ticketing.EnvTest, Limit: 2, Now: f.now}
+	page, err := f.st.ListOrders(f.ctx, q)
+	if err != nil || len(page.Orders) != 2 || !page.HasMore || page.Orders[0].ID != ids[2] || page.Orders[1].ID != ids[1] {
+		t.Fatalf("first page %+v, %v; want %s, %s", page, err, ids[2], ids[1])
+	}
+	q.Cursor = page.NextCursor
+	page, err = f.st.ListOrders(f.ctx, q)
+	if err != nil || len(page.Orders) != 1 || page.HasMore || page.Orders[0].ID != ids[0] {
+		t.Fatalf("second page %+v, %v; want %s", page, err, ids[0])
+	}
+	q = ticketing.OrderQuery{OrganizerID: Org, Environment: ticketing.EnvTest, Limit: 10, Status: ticketing.OrderCancelled, Now: f.now.Add(time.Hour)}
+	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 3 {
+		t.Fatalf("overdue pending orders listed as cancelled: %+v, %v", page, err)
+	}
+	q.Status, q.Now = ticketing.OrderPending, f.now
+	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 3 {
+		t.Fatalf("pending orders: %+v, %v", page, err)
+	}
+	q.OrganizerID = "org_other"
+	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 0 {
+		t.Fatalf("another organizer's listing: %+v, %v", page, err)
+	}
+}
