@@ -156,8 +156,12 @@ func paymentID(orderID string) string {
 // computed as NSPK computes it for real links.
 func link(id string, kopecks int64) string {
 	s := linkBase + id + "?type=02&sum=" + strconv.FormatInt(kopecks, 10) + "&cur=RUB&test=1"
-	return s + "&crc=" + fmt.Sprintf("%04X", crc16CCITTFalse(s))
+	return s + "&crc=" + NSPKChecksum(s)
 }
+
+// NSPKChecksum is the crc member of an NSPK payment link: CRC-16/CCITT-FALSE of
+// everything before "&crc=", as four uppercase hex digits.
+func NSPKChecksum(s string) string { return fmt.Sprintf("%04X", crc16CCITTFalse(s)) }
 
 // crc16CCITTFalse is CRC-16/CCITT-FALSE: polynomial 0x1021, initial value
 // 0xFFFF, no reflection, no final xor.

@@ -136,19 +136,8 @@ func (lq *eventListQuery) filter(q ticketing.EventQuery) {
 // eventPage turns the items read (one more than the page when there is another)
 // into the page, its cursor and each event's units sold in q's environment.
 func (s *Store) eventPage(q ticketing.EventQuery, lq *eventListQuery, res listed, fingerprint string) (*ticketing.EventPage, error) {
-	items := res.items
-	page := &ticketing.EventPage{}
-	switch {
-	case len(items) > q.Limit:
-		items = items[:q.Limit]
-		page.HasMore = true
-		last := items[len(items)-1]
-		key := map[string]types.AttributeValue{"PK": last["PK"], "SK": last["SK"], lq.pkName: last[lq.pkName], lq.skName: last[lq.skName]}
-		page.NextCursor = s.cursor.encode(key, fingerprint)
-	case res.resume != nil:
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
-	}
+	items, next := s.cut(res, q.Limit, lq.pkName, lq.skName, fingerprint)
+	page := &ticketing.EventPage{HasMore: next != "", NextCursor: next}
 	for _, item := range items {
 		var it eventItem
 		if err := unmarshal(item, &it); err != nil {

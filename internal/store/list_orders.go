@@ -100,20 +100,8 @@ func orderListFilter(q ticketing.OrderQuery, e *exprs) *string {
 
 // orderPage decodes up to limit orders read, with the cursor of the next page.
 func (s *Store) orderPage(res listed, limit int, fingerprint string) (*ticketing.OrderPage, error) {
-	page := &ticketing.OrderPage{}
-	items := res.items
-	switch {
-	case len(items) > limit:
-		items = items[:limit]
-		last := items[len(items)-1]
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
-			"PK": last["PK"], "SK": last["SK"], "GSI1PK": last["GSI1PK"], "GSI1SK": last["GSI1SK"],
-		}, fingerprint)
-	case res.resume != nil:
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
-	}
+	items, next := s.cut(res, limit, "GSI1PK", "GSI1SK", fingerprint)
+	page := &ticketing.OrderPage{HasMore: next != "", NextCursor: next}
 	for _, it := range items {
 		o, err := orderFrom(it)
 		if err != nil {

@@ -70,3 +70,22 @@ func exact(missing int) int { return missing }
 // ahead reads four times what is missing (50 to 500): a filtered listing
 // usually fills its page in one request.
 func ahead(missing int) int { return min(max(4*missing, 50), 500) }
+
+// cut turns what a bounded listing read (up to one more than the page) into
+// the page's items and, when another page follows, its cursor: after the
+// page's last item (keyed on the table's and the index's keys), or where the
+// budget stopped the read. next is "" on the last page.
+func (s *Store) cut(res listed, limit int, pkName, skName, fingerprint string) (items []map[string]types.AttributeValue, next string) {
+	items = res.items
+	switch {
+	case len(items) > limit:
+		items = items[:limit]
+		last := items[len(items)-1]
+		next = s.cursor.encode(map[string]types.AttributeValue{
+			"PK": last["PK"], "SK": last["SK"], pkName: last[pkName], skName: last[skName],
+		}, fingerprint)
+	case res.resume != nil:
+		next = s.cursor.encode(res.resume, fingerprint)
+	}
+	return items, next
+}

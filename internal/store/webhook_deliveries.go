@@ -221,19 +221,8 @@ func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*w
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	items := res.items
-	switch {
-	case len(items) > limit:
-		items = items[:limit]
-		last := items[len(items)-1]
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(map[string]types.AttributeValue{
-			"PK": last["PK"], "SK": last["SK"], index + "PK": last[index+"PK"], index + "SK": last[index+"SK"],
-		}, fingerprint)
-	case res.resume != nil:
-		page.HasMore = true
-		page.NextCursor = s.cursor.encode(res.resume, fingerprint)
-	}
+	items, next := s.cut(res, limit, index+"PK", index+"SK", fingerprint)
+	page.HasMore, page.NextCursor = next != "", next
 	for _, it := range items {
 		d, err := deliveryFrom(it)
 		if err != nil {

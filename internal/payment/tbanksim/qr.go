@@ -3,6 +3,8 @@ package tbanksim
 import (
 	"fmt"
 	"strconv"
+
+	"tix/internal/payment"
 )
 
 // tbankMember is T-Bank's SBP member id, which its payment links name.
@@ -18,20 +20,5 @@ func sbpID(n int64) string {
 // carry: CRC-16/CCITT-FALSE of everything before "&crc=".
 func qrLink(id string, kopecks int64) string {
 	s := "https://qr.nspk.ru/" + id + "?type=02&bank=" + tbankMember + "&sum=" + strconv.FormatInt(kopecks, 10) + "&cur=RUB"
-	return s + "&crc=" + fmt.Sprintf("%04X", crc16(s))
-}
-
-func crc16(s string) uint16 {
-	crc := uint16(0xFFFF)
-	for i := 0; i < len(s); i++ {
-		crc ^= uint16(s[i]) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
+	return s + "&crc=" + payment.NSPKChecksum(s)
 }
