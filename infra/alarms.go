@@ -23,30 +23,7 @@ import (
 // of the API, the functions, the table and the dead-letter queues.
 func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapigatewayv2.HttpStage,
 	fns map[string]awslambda.Function, table awsdynamodb.Table, dlqs map[string]awssqs.Queue) awssns.Topic {
-	schema := store.Table
-	// --- Alarms -> SNS ----------------------------------------------------------
-	// Alarm messages carry no secrets: the topic uses no KMS key (one would need
-	// a key policy statement for CloudWatch).
-	topic := awssns.NewTopic(stack, jsii.String("Alarms"), &awssns.TopicProps{
-		TopicName:   jsii.String(prefix + "-alarms"),
-		DisplayName: jsii.String("tix " + stage + " alarms"),
-		EnforceSSL:  jsii.Bool(true), // a topic policy denies publishing without TLS
-	})
-	// The topic has a policy now (the TLS rule), which replaces SNS's default
-	// one: without this statement CloudWatch could not publish the alarms.
-	topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:        jsii.String("CloudWatchAlarmsPublish"),
-		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
-		Actions:    jsii.Strings("sns:Publish"),
-		Resources:  jsii.Strings(*topic.TopicArn()),
-		Conditions: &map[string]any{
-			"ArnLike":      map[string]any{"aws:SourceArn": "arn:" + *stack.Partition() + ":cloudwatch:" + *stack.Region() + ":" + *stack.Account() + ":alarm:" + prefix + "-*"},
-			"StringEquals": map[string]any{"aws:SourceAccount": *stack.Account()},
-		},
-	}))
-	if email != "" {
-		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
-	}
+	topic := newAlarmTopic(stack, stage, prefix, email)
 	action := awscloudwatchactions.NewSnsAction(topic)
 	five := awscdk.Duration_Minutes(jsii.Number(5))
 	alarm := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64) {
@@ -86,23 +63,9 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 			"functions/"+f.Name+": any throttled invocation in 5 minutes (account or mapping concurrency)",
 			fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}), 0)
 	}
-	// DynamoDB throttling of the table and each index, reads and writes.
-	throttles := map[string]awscloudwatch.IMetric{}
-	ddbMetric := func(name string, dims map[string]*string) awscloudwatch.IMetric {
-		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-			Namespace: jsii.String("AWS/DynamoDB"), MetricName: jsii.String(name),
-			DimensionsMap: &dims, Period: five, Statistic: jsii.String("Sum"),
-		})
-	}
-	throttles["tr"] = ddbMetric("ReadThrottleEvents", map[string]*string{"TableName": table.TableName()})
-	throttles["tw"] = ddbMetric("WriteThrottleEvents", map[string]*string{"TableName": table.TableName()})
-	for i, ix := range schema.Indexes {
-		dims := map[string]*string{"TableName": table.TableName(), "GlobalSecondaryIndexName": jsii.String(ix.Name)}
-		throttles[fmt.Sprintf("r%d", i)] = ddbMetric("ReadThrottleEvents", dims)
-		throttles[fmt.Sprintf("w%d", i)] = ddbMetric("WriteThrottleEvents", dims)
-	}
+	throttles := tableThrottles(table, five)
 	alarm("TableThrottlesAlarm", "dynamodb-throttles",
-		"DynamoDB: any throttled read or write on the table or an index in 5 minutes (a hot key: see DESIGN §8)",
+		"DynamoDB: any throttled read or write on the table or an index in 5 minutes (a hot key: see docs/ARCHITECTURE.md, where it goes next)",
 		awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 			Expression:   jsii.String("SUM(METRICS())"),
 			UsingMetrics: &throttles,
@@ -115,4 +78,52 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 			dlqs[name].MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}), 0)
 	}
 	return topic
+}
+
+// newAlarmTopic is the SNS topic the alarms publish to (email subscribed when
+// set). Alarm messages carry no secrets: the topic uses no KMS key (one would
+// need a key policy statement for CloudWatch).
+func newAlarmTopic(stack awscdk.Stack, stage, prefix, email string) awssns.Topic {
+	topic := awssns.NewTopic(stack, jsii.String("Alarms"), &awssns.TopicProps{
+		TopicName:   jsii.String(prefix + "-alarms"),
+		DisplayName: jsii.String("tix " + stage + " alarms"),
+		EnforceSSL:  jsii.Bool(true), // a topic policy denies publishing without TLS
+	})
+	// The topic has a policy now (the TLS rule), which replaces SNS's default
+	// one: without this statement CloudWatch could not publish the alarms.
+	topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("CloudWatchAlarmsPublish"),
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("sns:Publish"),
+		Resources:  jsii.Strings(*topic.TopicArn()),
+		Conditions: &map[string]any{
+			"ArnLike":      map[string]any{"aws:SourceArn": "arn:" + *stack.Partition() + ":cloudwatch:" + *stack.Region() + ":" + *stack.Account() + ":alarm:" + prefix + "-*"},
+			"StringEquals": map[string]any{"aws:SourceAccount": *stack.Account()},
+		},
+	}))
+	if email != "" {
+		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
+	}
+	return topic
+}
+
+// tableThrottles are the DynamoDB throttle metrics of the table and each
+// index, reads and writes, by their names in the alarm's expression.
+func tableThrottles(table awsdynamodb.Table, period awscdk.Duration) map[string]awscloudwatch.IMetric {
+	metric := func(name string, dims map[string]*string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String("AWS/DynamoDB"), MetricName: jsii.String(name),
+			DimensionsMap: &dims, Period: period, Statistic: jsii.String("Sum"),
+		})
+	}
+	throttles := map[string]awscloudwatch.IMetric{
+		"tr": metric("ReadThrottleEvents", map[string]*string{"TableName": table.TableName()}),
+		"tw": metric("WriteThrottleEvents", map[string]*string{"TableName": table.TableName()}),
+	}
+	for i, ix := range store.Table.Indexes {
+		dims := map[string]*string{"TableName": table.TableName(), "GlobalSecondaryIndexName": jsii.String(ix.Name)}
+		throttles[fmt.Sprintf("r%d", i)] = metric("ReadThrottleEvents", dims)
+		throttles[fmt.Sprintf("w%d", i)] = metric("WriteThrottleEvents", dims)
+	}
+	return throttles
 }

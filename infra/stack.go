@@ -3,29 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"tix/internal/config"
 	"tix/internal/queue"
-	"tix/internal/store"
 )
 
 // ProdStage is the one stage whose data outlives the stack: its table, keys,
@@ -212,14 +201,62 @@ func ParseSettings(v any) (map[string]string, error) {
 var stageRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
 
 // NewTixStack is one stage of tix: table, queues, secrets, functions, HTTP API,
-// schedule and alarms.
+// schedule and alarms, each built by a named step (resources.go).
 func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (awscdk.Stack, error) {
 	if props == nil {
 		props = &TixStackProps{}
 	}
-	stage := props.Stage
-	if !stageRe.MatchString(stage) {
-		return nil, fmt.Errorf("stage %q: use 1-20 lowercase letters, digits or '-', starting with a letter (dev, prod, ...)", stage)
+	keyIDs, err := checkProps(props)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuild(scope, id, props)
+	key, cursorSecret, keyringSecret := newSecrets(b.stack, b.stage, b.prefix, b.prod, b.removal)
+	table := b.table()
+	queues, dlqs := b.queues()
+	env := map[string]*string{
+		"TIX_TABLE":        table.TableName(),
+		"TIX_QUEUE_PREFIX": jsii.String(b.prefix),
+		"TIX_LOG_FORMAT":   jsii.String("json"),
+		"TIX_LOG_LEVEL":    jsii.String("info"),
+		// The secrets themselves are not in the environment (anyone who can
+		// read the function's configuration could read them): each function
+		// reads them from Secrets Manager once at start (internal/awscfg).
+		"TIX_CURSOR_SECRET_ARN":   cursorSecret.Ref(),
+		"TIX_WEBHOOK_KEYRING_ARN": keyringSecret.Ref(),
+		"TIX_WEBHOOK_KEYRING_IDS": jsii.String(strings.Join(keyIDs, ",")),
+		// AWS_REGION is set by Lambda itself.
+	}
+	for k, v := range props.Settings {
+		env[k] = jsii.String(v)
+	}
+	grants := secretGrants{key: key, secrets: []*string{cursorSecret.Ref(), keyringSecret.Ref()}}
+	fns := map[string]awslambda.Function{}
+	for _, f := range Functions {
+		fns[f.Name] = b.function(f, env, table, queues, grants)
+	}
+	b.consumers(fns, queues)
+	b.sweep(fns["timers"])
+	apiStage := b.api(fns)
+	apiAccessLogs(b.stack, apiStage, b.prefix, b.logRetention, b.removal)
+	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs)
+
+	out := func(id, desc string, v *string) {
+		awscdk.NewCfnOutput(b.stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})
+	}
+	out("ApiBaseUrl", "Base URL of the API (stage v1)", apiStage.Url())
+	out("TableName", "DynamoDB table", table.TableName())
+	out("CursorSecretArn", "Secrets Manager secret of TIX_CURSOR_SECRET", cursorSecret.Ref())
+	out("WebhookKeyringSecretArn", "Secrets Manager secret of the TIX_WEBHOOK_KEYRING keys", keyringSecret.Ref())
+	out("AlarmTopicArn", "SNS topic of the alarms (subscribe on-call here)", topic.TopicArn())
+	return b.stack, nil
+}
+
+// checkProps validates the stage, the settings, the webhook key ids (returned,
+// defaulted to k1) and that every queue has a consumer.
+func checkProps(props *TixStackProps) ([]string, error) {
+	if !stageRe.MatchString(props.Stage) {
+		return nil, fmt.Errorf("stage %q: use 1-20 lowercase letters, digits or '-', starting with a letter (dev, prod, ...)", props.Stage)
 	}
 	if err := CheckSettings(props.Settings); err != nil {
 		return nil, err
@@ -239,262 +276,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 			return nil, fmt.Errorf("queue %q has no consumer function in Consumers", q)
 		}
 	}
-	assetDir := props.AssetDir
-	if assetDir == nil {
-		root := repoRoot()
-		assetDir = func(name string) string { return filepath.Join(root, "build", name) }
-	}
-
-	prod := stage == ProdStage
-	prefix := "tix-" + stage
-	removal := awscdk.RemovalPolicy_DESTROY
-	logRetention := awslogs.RetentionDays_TWO_WEEKS
-	if prod {
-		removal = awscdk.RemovalPolicy_RETAIN
-		logRetention = awslogs.RetentionDays_THREE_MONTHS
-	}
-
-	sp := props.StackProps
-	if sp.Description == nil {
-		sp.Description = jsii.String(fmt.Sprintf("tix %s: ticketing API (HTTP API, Lambda, DynamoDB, SQS)", stage))
-	}
-	if prod {
-		sp.TerminationProtection = jsii.Bool(true) // deleting prod takes two deliberate steps
-	}
-	stack := awscdk.NewStack(scope, jsii.String(id), &sp)
-	awscdk.Tags_Of(stack).Add(jsii.String("project"), jsii.String("tix"), nil)
-	awscdk.Tags_Of(stack).Add(jsii.String("stage"), jsii.String(stage), nil)
-
-	key, cursorSecret, keyringSecret := newSecrets(stack, stage, prefix, prod, removal)
-
-	// --- DynamoDB: built from store.Table, the schema the local stack uses ----
-	// On demand (no capacity to plan for on-sale spikes), point-in-time
-	// recovery (35 days of restores) on every stage. AWS-owned encryption: the
-	// items that hold secrets are sealed by the app (webhook keyring) or hashed
-	// (keys, tokens).
-	schema := store.Table
-	table := awsdynamodb.NewTable(stack, jsii.String("Table"), &awsdynamodb.TableProps{
-		TableName:    jsii.String(prefix),
-		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(schema.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:      &awsdynamodb.Attribute{Name: jsii.String(schema.SortKey), Type: awsdynamodb.AttributeType_STRING},
-		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
-		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
-			PointInTimeRecoveryEnabled: jsii.Bool(true),
-		},
-		TimeToLiveAttribute: jsii.String(schema.TTLAttribute), // housekeeping only
-		DeletionProtection:  jsii.Bool(prod),
-		RemovalPolicy:       removal,
-	})
-	for _, ix := range schema.Indexes {
-		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
-			IndexName:      jsii.String(ix.Name),
-			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
-			SortKey:        &awsdynamodb.Attribute{Name: jsii.String(ix.SortKey), Type: awsdynamodb.AttributeType_STRING},
-			ProjectionType: awsdynamodb.ProjectionType_ALL,
-		})
-	}
-
-	// --- SQS: each work queue with its dead-letter queue -------------------------
-	// Queues keep the default removal (destroy) on every stage: they hold work
-	// in flight only, and the sweep re-creates lost webhook work from the table.
-	timeoutOf := map[string]time.Duration{}
-	for _, f := range Functions {
-		timeoutOf[f.Name] = f.Timeout
-	}
-	queues := map[string]awssqs.Queue{}
-	dlqs := map[string]awssqs.Queue{}
-	for _, name := range queue.Queues {
-		cid := camel(name)
-		dlq := awssqs.NewQueue(stack, jsii.String(cid+"Dlq"), &awssqs.QueueProps{
-			QueueName:       jsii.String(prefix + "-" + queue.DLQ(name)),
-			RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)), // SQS's maximum: two weeks to look and redrive
-			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-			EnforceSSL:      jsii.Bool(true), // a queue policy denies requests without TLS (aws:SecureTransport)
-		})
-		visibility := time.Duration(VisibilityFactor) * timeoutOf[Consumers[name]]
-		queues[name] = awssqs.NewQueue(stack, jsii.String(cid+"Queue"), &awssqs.QueueProps{
-			QueueName:         jsii.String(prefix + "-" + name),
-			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(visibility.Seconds())),
-			// Four days (SQS's default): every message is due within 15 minutes
-			// (longer waits are several hops), so anything older is stuck.
-			RetentionPeriod: awscdk.Duration_Days(jsii.Number(4)),
-			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-			EnforceSSL:      jsii.Bool(true),
-			DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(queue.MaxReceives)},
-		})
-		dlqs[name] = dlq
-	}
-
-	// --- Lambdas -----------------------------------------------------------------
-	env := map[string]*string{
-		"TIX_TABLE":        table.TableName(),
-		"TIX_QUEUE_PREFIX": jsii.String(prefix),
-		"TIX_LOG_FORMAT":   jsii.String("json"),
-		"TIX_LOG_LEVEL":    jsii.String("info"),
-		// The secrets themselves are not in the environment (anyone who can
-		// read the function's configuration could read them): each function
-		// reads them from Secrets Manager once at start (internal/awscfg).
-		"TIX_CURSOR_SECRET_ARN":   cursorSecret.Ref(),
-		"TIX_WEBHOOK_KEYRING_ARN": keyringSecret.Ref(),
-		"TIX_WEBHOOK_KEYRING_IDS": jsii.String(strings.Join(keyIDs, ",")),
-		// AWS_REGION is set by Lambda itself.
-	}
-	for k, v := range props.Settings {
-		env[k] = jsii.String(v)
-	}
-	fns := map[string]awslambda.Function{}
-	for _, f := range Functions {
-		cid := camel(f.Name)
-		logs := awslogs.NewLogGroup(stack, jsii.String(cid+"Logs"), &awslogs.LogGroupProps{
-			LogGroupName:  jsii.String("/aws/lambda/" + prefix + "-" + f.Name),
-			Retention:     logRetention,
-			RemovalPolicy: removal,
-		})
-		// One role per function, with hand-written statements only (no managed
-		// policy: AWSLambdaBasicExecutionRole would allow writing to any group).
-		role := awsiam.NewRole(stack, jsii.String(cid+"Role"), &awsiam.RoleProps{
-			AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-			Description: jsii.String("tix " + stage + " " + f.Name + " function"),
-		})
-		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String("Logs"),
-			Actions:   jsii.Strings("logs:CreateLogStream", "logs:PutLogEvents"),
-			Resources: jsii.Strings(*logs.LogGroupArn()),
-		}))
-		tableStatements(role, table, f.Name)
-		if len(f.Sends) > 0 {
-			var arns []*string
-			for _, q := range f.Sends {
-				arns = append(arns, queues[q].QueueArn())
-			}
-			role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Sid:       jsii.String("Send"),
-				Actions:   jsii.Strings("sqs:SendMessage", "sqs:GetQueueUrl"),
-				Resources: &arns,
-			}))
-		}
-		// The two secrets, read once at start, and their key, only through
-		// Secrets Manager (which decrypts them on the caller's behalf).
-		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String("Secrets"),
-			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
-			Resources: jsii.Strings(*cursorSecret.Ref(), *keyringSecret.Ref()),
-		}))
-		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String("SecretsKey"),
-			Actions:   jsii.Strings("kms:Decrypt"),
-			Resources: jsii.Strings(*key.KeyArn()),
-			Conditions: &map[string]any{"StringEquals": map[string]any{
-				"kms:ViaService": "secretsmanager." + *stack.Region() + ".amazonaws.com",
-			}},
-		}))
-		fp := &awslambda.FunctionProps{
-			FunctionName: jsii.String(prefix + "-" + f.Name),
-			Description:  jsii.String("tix " + stage + ": functions/" + f.Name),
-			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-			Architecture: awslambda.Architecture_ARM_64(),
-			Handler:      jsii.String("bootstrap"),
-			Code:         awslambda.Code_FromAsset(jsii.String(assetDir(f.Name)), nil),
-			MemorySize:   jsii.Number(float64(f.Memory)),
-			Timeout:      awscdk.Duration_Seconds(jsii.Number(f.Timeout.Seconds())),
-			// Nothing secret in it: Lambda's own key encrypts it.
-			Environment: &env,
-			// The app writes slog JSON; Lambda's JSON format keeps it as is and
-			// makes its own START/REPORT lines JSON too.
-			LoggingFormat: awslambda.LoggingFormat_JSON,
-			LogGroup:      logs,
-			Role:          role,
-		}
-		if f.Name == "timers" {
-			// Asynchronous invocations (the schedule) are not retried: the next
-			// sweep comes a minute later anyway.
-			fp.RetryAttempts = jsii.Number(0)
-		}
-		fns[f.Name] = awslambda.NewFunction(stack, jsii.String(cid+"Function"), fp)
-	}
-
-	// --- Queue consumers ----------------------------------------------------
-	for _, name := range queue.Queues {
-		esp := &awslambdaeventsources.SqsEventSourceProps{
-			BatchSize:               jsii.Number(BatchSize),
-			ReportBatchItemFailures: jsii.Bool(true), // the handlers return the failed message ids
-		}
-		if Consumers[name] == "deliver" {
-			esp.MaxConcurrency = jsii.Number(DeliverMaxConcurrency)
-		}
-		// The mapping grants the consumer sqs:ReceiveMessage, DeleteMessage,
-		// ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this
-		// queue only (no KMS: the queue uses SQS-managed encryption).
-		fns[Consumers[name]].AddEventSource(awslambdaeventsources.NewSqsEventSource(queues[name], esp))
-	}
-
-	// --- The sweep: EventBridge, every minute -> timers ---------------------
-	// functions/timers tells it from a queue batch by detail-type "Scheduled Event".
-	sweep := awsevents.NewRule(stack, jsii.String("SweepSchedule"), &awsevents.RuleProps{
-		RuleName:    jsii.String(prefix + "-sweep"),
-		Description: jsii.String("tix " + stage + ": the sweep (lost order expiries and webhook work) every minute"),
-		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(1))),
-	})
-	sweep.AddTarget(awseventstargets.NewLambdaFunction(fns["timers"], &awseventstargets.LambdaFunctionProps{
-		MaxEventAge:   awscdk.Duration_Minutes(jsii.Number(1)), // a later sweep replaces an old one
-		RetryAttempts: jsii.Number(2),
-	}))
-
-	// --- HTTP API -----------------------------------------------------------
-	// No CORS configuration on the gateway: the app answers preflights itself
-	// (OPTIONS reaches the functions through the ANY routes). No default stage:
-	// the only stage is v1, so the URL path carries the API version.
-	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
-	for _, f := range Functions {
-		integrations[f.Name] = awsapigatewayv2integrations.NewHttpLambdaIntegration(
-			jsii.String(camel(f.Name)+"Integration"), fns[f.Name],
-			&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
-				PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_2_0(),
-			})
-	}
-	api := awsapigatewayv2.NewHttpApi(stack, jsii.String("Api"), &awsapigatewayv2.HttpApiProps{
-		ApiName:            jsii.String(prefix),
-		Description:        jsii.String("tix " + stage + " ticketing API"),
-		CreateDefaultStage: jsii.Bool(false),
-		DefaultIntegration: integrations[Routes["$default"]], // the $default route
-	})
-	paths := make([]string, 0, len(Routes))
-	for p := range Routes {
-		if p != "$default" {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-			Path:        jsii.String(p),
-			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_ANY},
-			Integration: integrations[Routes[p]],
-		})
-	}
-	apiStage := awsapigatewayv2.NewHttpStage(stack, jsii.String("ApiStageV1"), &awsapigatewayv2.HttpStageProps{
-		HttpApi:    api,
-		StageName:  jsii.String("v1"),
-		AutoDeploy: jsii.Bool(true),
-		Throttle: &awsapigatewayv2.ThrottleSettings{
-			RateLimit:  jsii.Number(APIRateLimit),
-			BurstLimit: jsii.Number(APIBurstLimit),
-		},
-	})
-	apiAccessLogs(stack, apiStage, prefix, logRetention, removal)
-
-	topic := newAlarms(stack, stage, prefix, props.AlarmEmail, apiStage, fns, table, dlqs)
-
-	// --- Outputs --------------------------------------------------------------
-	out := func(id, desc string, v *string) {
-		awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})
-	}
-	out("ApiBaseUrl", "Base URL of the API (stage v1)", apiStage.Url())
-	out("TableName", "DynamoDB table", table.TableName())
-	out("CursorSecretArn", "Secrets Manager secret of TIX_CURSOR_SECRET", cursorSecret.Ref())
-	out("WebhookKeyringSecretArn", "Secrets Manager secret of the TIX_WEBHOOK_KEYRING keys", keyringSecret.Ref())
-	out("AlarmTopicArn", "SNS topic of the alarms (subscribe on-call here)", topic.TopicArn())
-	return stack, nil
+	return keyIDs, nil
 }
 
 // camel turns "deliveries" into "Deliveries" for construct ids.
