@@ -202,12 +202,7 @@ func (b *catalogBuilder) occurrences(path string, in *ImportEvent, e *ticketing.
 	refs := map[string]int{}
 	for i, o := range in.Occurrences {
 		p := fmt.Sprintf("%s.occurrences[%d]", path, i)
-		if b.ref(p+".ref", o.Ref) {
-			if j, dup := refs[o.Ref]; dup {
-				b.add(p+".ref", "duplicate ref %q (also occurrences[%d])", o.Ref, j)
-			}
-			refs[o.Ref] = i
-		}
+		b.uniqueRef(p+".ref", o.Ref, refs, "occurrences", i)
 		out := ticketing.Occurrence{ID: CatalogOccurrenceID(b.org, in.Ref, o.Ref), Ref: o.Ref, Status: o.Status}
 		starts := b.time(p+".starts_at", o.StartsAt, true)
 		ends := b.time(p+".ends_at", o.EndsAt, true)

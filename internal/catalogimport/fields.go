@@ -36,6 +36,18 @@ func (b *catalogBuilder) ref(path, ref string) bool {
 	return false
 }
 
+// uniqueRef checks item i's ref as ref does, and that no earlier item of list
+// (seen: ref -> index) has the same one.
+func (b *catalogBuilder) uniqueRef(path, ref string, seen map[string]int, list string, i int) {
+	if !b.ref(path, ref) {
+		return
+	}
+	if j, dup := seen[ref]; dup {
+		b.add(path, "duplicate ref %q (also %s[%d])", ref, list, j)
+	}
+	seen[ref] = i
+}
+
 // text checks a free-text field and returns it as a nullable value.
 func (b *catalogBuilder) text(path, s string, required bool, max int) *string {
 	if strings.TrimSpace(s) == "" {

@@ -50,12 +50,7 @@ func (b *catalogBuilder) seating(path string, in *ImportEvent, e *ticketing.Even
 	for k := range in.Seating.Zones {
 		z := &in.Seating.Zones[k]
 		zp := fmt.Sprintf("%s.zones[%d]", p, k)
-		if b.ref(zp+".ref", z.Ref) {
-			if j, dup := zoneRefs[z.Ref]; dup {
-				b.add(zp+".ref", "duplicate ref %q (also zones[%d])", z.Ref, j)
-			}
-			zoneRefs[z.Ref] = k
-		}
+		b.uniqueRef(zp+".ref", z.Ref, zoneRefs, "zones", k)
 		out := b.zone(zp, k, in, z, counts)
 		st.Zones = append(st.Zones, out)
 		e.Zones = append(e.Zones, ticketing.ZoneSummary{

@@ -27,12 +27,7 @@ func (b *catalogBuilder) tiers(path string, in *ImportEvent, e *ticketing.Event,
 	refs := map[string]int{}
 	for i, t := range in.Tiers {
 		p := fmt.Sprintf("%s.tiers[%d]", path, i)
-		if b.ref(p+".ref", t.Ref) {
-			if j, dup := refs[t.Ref]; dup {
-				b.add(p+".ref", "duplicate ref %q (also tiers[%d])", t.Ref, j)
-			}
-			refs[t.Ref] = i
-		}
+		b.uniqueRef(p+".ref", t.Ref, refs, "tiers", i)
 		out := ticketing.Tier{ID: CatalogTierID(b.org, in.Ref, t.Ref), Ref: t.Ref, PersonsIncluded: 1}
 		if n := b.text(p+".name", t.Name, true, 200); n != nil {
 			out.Name = *n
