@@ -84,7 +84,7 @@ func newHarness(t *testing.T) *harness {
 	settings.TokenSecret = testenv.CursorSecret
 	sales := &ticketing.Sales{
 		Store: st, Timers: timers, Clock: clk, Settings: settings,
-		Payments: func(env ticketing.Environment) (ticketing.PaymentProvider, error) {
+		Payments: func(_ context.Context, _ string, env ticketing.Environment) (ticketing.PaymentProvider, error) {
 			if env == ticketing.EnvTest {
 				return pay, nil
 			}

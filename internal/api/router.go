@@ -78,6 +78,10 @@ type Server struct {
 	// Docs renders the API reference at /v1/docs (the catalog group); nil
 	// answers 404 there.
 	Docs *Docs
+	// PaymentNotification verifies and applies one T-Bank notification body
+	// (the orders group); nil answers 404 there. An error wrapping
+	// ticketing.ErrForgedNotification is a 403.
+	PaymentNotification func(ctx context.Context, body []byte) error
 
 	keys  keyCache
 	probe healthCache
@@ -135,6 +139,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/orders/{id}/tickets", group: GroupOrders, scope: auth.ScopeOrdersRead, skOnly: true, handle: s.getTickets},
 		{method: "POST", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.refundOrder},
 		{method: "GET", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.getRefund},
+		// The bank's notifications: no key, authenticated by the terminal's Token.
+		{method: "POST", pattern: "/payment-notifications/tbank", group: GroupOrders, public: true, handle: s.paymentNotification},
 
 		{method: "GET", pattern: "/webhook-endpoints", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.listWebhookEndpoints},
 		{method: "GET", pattern: "/webhook-deliveries", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true,

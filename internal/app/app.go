@@ -32,6 +32,8 @@ type App struct {
 	// Webhooks fans order events out and delivers them (docs/ARCHITECTURE.md, Webhooks).
 	Webhooks *webhook.Service
 	Server   *api.Server
+	// Payments finds each organizer's SBP provider (live: its T-Bank terminal).
+	Payments *Payments
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -71,9 +73,20 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	}
 	sales := NewSales(cfg, st, timers, c)
 	sales.Events = wh
+	pays := &Payments{Test: payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay}),
+		Accounts: st, Box: wh.Box, Settings: cfg.Payments, Clock: c}
+	sales.Payments = pays.Provider
 	srv := NewServer(cfg, st, c)
 	srv.Sales, srv.Webhooks = sales, wh
-	return &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv}, nil
+	notes := pays.Notifications()
+	srv.PaymentNotification = func(ctx context.Context, body []byte) error {
+		u, err := notes.Parse(ctx, body)
+		if err != nil {
+			return err
+		}
+		return sales.ApplyPaymentUpdate(ctx, u)
+	}
+	return &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}, nil
 }
 
 // NewWebhooks builds the webhook service of the configuration.
@@ -111,11 +124,12 @@ func WebhookSettings(cfg config.Config) webhook.Settings {
 	return s
 }
 
-// ErrNoLiveProvider: live SBP payments need the acquirer's adapter, which is
-// not part of this build; live orders answer 502 payment_provider_error.
+// ErrNoLiveProvider: a sales service built without the organizers' terminals
+// (NewSales alone) has no live provider; live orders answer 502.
 var ErrNoLiveProvider = errors.New("the live SBP acquirer is not configured")
 
-// NewSales builds the sales service. Test orders use the test SBP provider.
+// NewSales builds the sales service. Test orders use the test SBP provider;
+// New sets the live one (Payments.Provider).
 func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Scheduler, c clock.Clock) *ticketing.Sales {
 	if c == nil {
 		c = clock.System{}
@@ -123,7 +137,7 @@ func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Sched
 	test := payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay})
 	return &ticketing.Sales{
 		Store: st, Timers: timers, Clock: c,
-		Payments: func(env ticketing.Environment) (ticketing.PaymentProvider, error) {
+		Payments: func(_ context.Context, _ string, env ticketing.Environment) (ticketing.PaymentProvider, error) {
 			if env == ticketing.EnvTest {
 				return test, nil
 			}
@@ -141,6 +155,7 @@ func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	s.HoldIPRate, s.HoldIPMaxActive, s.HoldIPWindow = cfg.HoldIPRate, cfg.HoldIPMaxActive, time.Minute
 	s.OrderIPMaxPending, s.OrderIPMaxUnits = cfg.OrderIPPending, cfg.OrderIPUnits
 	s.PreviewIPRate, s.PreviewIPWindow = cfg.PreviewIPRate, time.Minute
+	s.PaymentCheckGrace, s.RefundCheckEvery = cfg.Payments.CheckGrace, cfg.Payments.RefundCheck
 	return s
 }
 

@@ -36,9 +36,20 @@ type Config struct {
 	OrderIPUnits     int           // TIX_ORDER_IP_MAX_UNITS
 	PreviewIPRate    int           // TIX_PREVIEW_IP_RATE
 	QueuePrefix      string        // TIX_QUEUE_PREFIX
+	Payments         Payments
 	Webhooks         Webhooks
 	LogFormat        string // TIX_LOG_FORMAT: json | text
 	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
+}
+
+// Payments are the live payment settings (TIX_TBANK_*, TIX_PUBLIC_URL, checks).
+type Payments struct {
+	TBankURL     string        // TIX_TBANK_API_URL
+	TBankTimeout time.Duration // TIX_TBANK_TIMEOUT
+	PublicURL    string        // TIX_PUBLIC_URL
+	CheckGrace   time.Duration // TIX_PAYMENT_CHECK_GRACE
+	RefundCheck  time.Duration // TIX_REFUND_CHECK_INTERVAL
+	AccountCache time.Duration // TIX_PAYMENT_ACCOUNT_CACHE_TTL
 }
 
 // Webhooks are the webhook delivery settings (TIX_WEBHOOK_*, TIX_SWEEP_*).
@@ -89,6 +100,12 @@ var Vars = []Var{
 	{"TIX_ORDER_IP_MAX_PENDING", "3", "pending (unpaid) orders per client IP (IPv6: per /64) and event with a publishable key"},
 	{"TIX_ORDER_IP_MAX_UNITS", "10", "tickets and seats in pending orders per client IP (IPv6: per /64) and event with a publishable key"},
 	{"TIX_PREVIEW_IP_RATE", "30", "order previews, and orders with a promo code, per client IP (IPv6: per /64) per minute with a publishable key"},
+	{"TIX_TBANK_API_URL", "https://securepay.tinkoff.ru", "T-Bank Internet Acquiring API base URL, without /v2 (the local stack sets its simulator, http://127.0.0.1:8089)"},
+	{"TIX_TBANK_TIMEOUT", "10s", "timeout of one call to T-Bank; a live order whose call times out answers 502 and its retry finds the payment started"},
+	{"TIX_PUBLIC_URL", "", "the API's public base URL (https://host, without /v1): the bank posts payment notifications to <it>/v1/payment-notifications/tbank (the stack sets the API's URL; empty refuses live orders)"},
+	{"TIX_PAYMENT_CHECK_GRACE", "15m", "a cancelled live order's payment is asked for again this long after it was cancelled (reconciliation)"},
+	{"TIX_REFUND_CHECK_INTERVAL", "10m", "how often reconciliation asks the bank how a live refund is going, until it is settled"},
+	{"TIX_PAYMENT_ACCOUNT_CACHE_TTL", "1m", "how long a process reuses an organizer's terminal settings it read (a reconnected terminal takes effect within it)"},
 	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
 	{"TIX_WEBHOOK_SCHEDULE", "0s,1m,5m,30m,2h,5h,10h,24h", "webhook attempts: the wait before the first attempt, then between attempts (its length is max_attempts)"},
 	{"TIX_WEBHOOK_TIMEOUT", "10s", "timeout of one webhook POST"},
@@ -128,6 +145,11 @@ func Load(getenv func(string) string) (Config, error) {
 	c.KeyCacheTTL, c.KeyMissTTL, c.HealthCacheTTL = r.nonNegDur("TIX_KEY_CACHE_TTL"), r.nonNegDur("TIX_KEY_MISS_TTL"), r.nonNegDur("TIX_HEALTH_CACHE_TTL")
 	c.OrderIPPending, c.OrderIPUnits = r.posInt("TIX_ORDER_IP_MAX_PENDING"), r.posInt("TIX_ORDER_IP_MAX_UNITS")
 	c.PreviewIPRate = r.posInt("TIX_PREVIEW_IP_RATE")
+	c.Payments = Payments{
+		TBankURL: r.get("TIX_TBANK_API_URL"), TBankTimeout: r.dur("TIX_TBANK_TIMEOUT"), PublicURL: strings.TrimRight(r.get("TIX_PUBLIC_URL"), "/"),
+		CheckGrace: r.dur("TIX_PAYMENT_CHECK_GRACE"), RefundCheck: r.dur("TIX_REFUND_CHECK_INTERVAL"),
+		AccountCache: r.nonNegDur("TIX_PAYMENT_ACCOUNT_CACHE_TTL"),
+	}
 	c.Webhooks = r.webhooks()
 	r.check(c)
 	if len(r.errs) > 0 {

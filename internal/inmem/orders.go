@@ -184,12 +184,12 @@ func decodeOrder(st storedOrder) (*ticketing.Order, error) {
 	return &o, nil
 }
 
-// ConfirmOrder: pending and not overdue -> paid, seats sold, ticket numbers
-// taken in the environment, outbox event, at once.
-func (s *Store) ConfirmOrder(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time) error {
+// ConfirmOrder: pending and not overdue (unless overdueOK) -> paid, seats
+// sold, ticket numbers taken in the environment, outbox event, at once.
+func (s *Store) ConfirmOrder(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOK bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.fromState(o, ticketing.OrderPending, func(c storedOrder) bool { return c.expiresAt.After(now) }) {
+	if !s.fromState(o, ticketing.OrderPending, func(c storedOrder) bool { return overdueOK || c.expiresAt.After(now) }) {
 		return ticketing.ErrStateChanged
 	}
 	if !s.seatsIn(o, ticketing.SeatReserved) {
@@ -249,6 +249,9 @@ func (s *Store) CancelOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 	}
 	s.outbox[ev.ID] = *ev
 	delete(s.due, dueKey(o.ExpiryTimer()))
+	if t, ok := o.CheckTimer(); ok {
+		s.due[dueKey(t)] = t
+	}
 	s.capGiveBack(o)
 	o.Version++
 	return nil

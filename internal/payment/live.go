@@ -24,9 +24,15 @@ type Live struct {
 	NotificationURL string
 	// Timeout bounds each call to the bank (tbank.DefaultTimeout when zero).
 	Timeout time.Duration
+	// Taxation and VAT go into every receipt (54-FZ); with Taxation empty no
+	// Receipt is sent (a terminal without an online cash register).
+	Taxation, VAT string
 }
 
-var _ ticketing.PaymentProvider = (*Live)(nil)
+var (
+	_ ticketing.PaymentProvider = (*Live)(nil)
+	_ ticketing.PaymentStater   = (*Live)(nil)
+)
 
 // CreatePayment returns the order's payment: the one an earlier attempt
 // started, or a new one (Init with RedirectDueDate at the order's expiry),
@@ -40,6 +46,7 @@ func (p *Live) CreatePayment(ctx context.Context, r ticketing.PaymentRequest) (t
 	id, _, err := p.Client.StartPayment(ctx, tbank.InitRequest{
 		Amount: r.Amount, OrderId: r.OrderID, Description: truncate(r.Description, descriptionMax),
 		NotificationURL: p.NotificationURL, RedirectDueDate: tbank.DueDate(r.ExpiresAt),
+		Receipt: p.receipt(r.Email, r.Items),
 	})
 	if err != nil {
 		return ticketing.Payment{}, fmt.Errorf("sbp live provider: start payment for order %s: %w", r.OrderID, err)
@@ -65,14 +72,61 @@ func (p *Live) Refund(ctx context.Context, r ticketing.RefundRequest) (ticketing
 	if err != nil {
 		return ticketing.RefundAccepted{}, fmt.Errorf("sbp live provider: state of payment %s for refund %s: %w", r.PaymentID, r.RefundID, err)
 	}
+	req := tbank.CancelRequest{PaymentId: r.PaymentID, Amount: r.Amount}
 	switch st.Status {
-	case tbank.StatusAsyncRefunding, tbank.StatusRefunded, tbank.StatusCanceled:
-		return ticketing.RefundAccepted{}, nil
+	case tbank.StatusAsyncRefunding, tbank.StatusRefunded, tbank.StatusCanceled, tbank.StatusRejected, tbank.StatusDeadlineExpired:
+		return ticketing.RefundAccepted{}, nil // under way, done, or never paid: nothing to return
+	case tbank.StatusConfirmed:
+		req.Receipt = p.receipt(r.Email, r.Items) // the refund receipt: what is returned
+	default:
+		req.Amount = 0 // not paid: the whole payment is voided, no receipt
 	}
-	if _, err := p.Client.Cancel(ctx, tbank.CancelRequest{PaymentId: r.PaymentID, Amount: r.Amount}); err != nil {
+	if _, err := p.Client.Cancel(ctx, req); err != nil {
 		return ticketing.RefundAccepted{}, fmt.Errorf("sbp live provider: refund %s of payment %s: %w", r.RefundID, r.PaymentID, err)
 	}
 	return ticketing.RefundAccepted{}, nil
+}
+
+// PaymentState asks the bank for a payment's state (reconciliation).
+func (p *Live) PaymentState(ctx context.Context, paymentID string) (ticketing.PaymentUpdate, error) {
+	ctx, cancel := p.bound(ctx)
+	defer cancel()
+	st, err := p.Client.GetState(ctx, paymentID)
+	if err != nil {
+		return ticketing.PaymentUpdate{}, fmt.Errorf("sbp live provider: state of payment %s: %w", paymentID, err)
+	}
+	return ticketing.PaymentUpdate{OrderID: st.OrderId, PaymentID: string(st.PaymentId), Amount: st.Amount, Status: Status(st.Status)}, nil
+}
+
+// Status is the domain's word for a bank payment status.
+func Status(bank string) ticketing.PaymentStatus {
+	switch bank {
+	case tbank.StatusConfirmed:
+		return ticketing.PaymentPaid
+	case tbank.StatusRejected, tbank.StatusDeadlineExpired, tbank.StatusCanceled:
+		return ticketing.PaymentFailed
+	case tbank.StatusAsyncRefunding, tbank.StatusPartialRefunded:
+		return ticketing.PaymentRefunding
+	case tbank.StatusRefunded:
+		return ticketing.PaymentRefunded
+	}
+	return ticketing.PaymentWaiting // NEW, FORM_SHOWED, AUTHORIZED and states the bank adds
+}
+
+// receiptNameMax is a receipt item name's limit, in characters.
+const receiptNameMax = 128
+
+// receipt is the 54-FZ receipt of items: tickets are services, paid in full.
+func (p *Live) receipt(email string, items []ticketing.PaymentItem) *tbank.Receipt {
+	if p.Taxation == "" || len(items) == 0 {
+		return nil
+	}
+	r := &tbank.Receipt{Email: email, Taxation: p.Taxation, Items: make([]tbank.ReceiptItem, len(items))}
+	for i, it := range items {
+		r.Items[i] = tbank.ReceiptItem{Name: truncate(it.Name, receiptNameMax), Price: it.UnitPrice, Quantity: float64(it.Quantity),
+			Amount: it.UnitPrice * int64(it.Quantity), Tax: p.VAT, PaymentMethod: "full_payment", PaymentObject: "service"}
+	}
+	return r
 }
 
 // QRImage renders payload as a PNG data URI.

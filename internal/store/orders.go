@@ -125,7 +125,7 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	items := []types.TransactWriteItem{{Put: &types.Put{
 		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}}}
-	stock, err := s.orderStockItems(o, ev, now)
+	stock, err := s.orderStockItems(o, ev, now, false)
 	if err != nil {
 		return err
 	}
@@ -167,8 +167,9 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 
 // orderStockItems takes each line's stock: a seat (see the port for the
 // condition of a seat with a reservation) or a tier counter that never passes
-// the tier's capacity.
-func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now time.Time) ([]types.TransactWriteItem, error) {
+// the tier's capacity. sell takes seats straight to sold (a reinstated order)
+// instead of reserved until the order's expiry.
+func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now time.Time, sell bool) ([]types.TransactWriteItem, error) {
 	var items []types.TransactWriteItem
 	pk := stockPK(o.EventID, string(o.Environment))
 	for i, l := range o.Lines {
@@ -186,10 +187,15 @@ func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now tim
 				// an order of one reservation cannot both succeed.
 				cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
 			}
+			set := "SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("st") + " = "
+			if sell {
+				set += e.s(seatSold) + " REMOVE " + e.n("u") + ", " + e.n("ttl") + ", " + e.n("r")
+			} else {
+				set += e.s(seatReserved) + ", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))
+			}
 			items = append(items, types.TransactWriteItem{Update: &types.Update{
 				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
-				UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("st") + " = " + e.s(seatReserved) +
-					", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))),
+				UpdateExpression: aws.String(set),
 				ConditionExpression:      aws.String(cond),
 				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 			}})
@@ -282,11 +288,16 @@ func (s *Store) PromoUses(ctx context.Context, eventID string, env ticketing.Env
 	return it.Used, nil
 }
 
-// ConfirmOrder: pending (not overdue, payment stored) -> paid, seats sold,
-// ticket numbers reserved in the environment, outbox event; one transaction.
-func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time) error {
+// ConfirmOrder: pending (not overdue unless overdueOK, payment stored) ->
+// paid, seats sold, ticket numbers reserved in the environment, outbox event;
+// one transaction.
+func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOK bool) error {
 	e := newExprs()
-	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPending))+" AND "+e.n("exp")+" > "+e.ms(now), e)
+	cond := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
+	if !overdueOK {
+		cond += " AND " + e.n("exp") + " > " + e.ms(now)
+	}
+	upd, err := s.orderUpdate(o, cond, e)
 	if err != nil {
 		return err
 	}
@@ -305,19 +316,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 		}})
 	}
 	firstTicket := len(items)
-	numbers := []string{o.TicketNumber}
-	for _, t := range o.Tickets {
-		numbers = append(numbers, t.Number)
-	}
-	for _, n := range numbers {
-		items = append(items, types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(s.table),
-			Item: map[string]types.AttributeValue{
-				"PK": str(ticketPK(string(o.Environment), n)), "SK": str(skTicket), "order": str(o.ID), "org": str(o.OrganizerID),
-			},
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
-		}})
-	}
+	items = append(items, s.ticketPuts(o)...)
 	out, err := outboxPut(s, ev)
 	if err != nil {
 		return err
@@ -373,6 +372,9 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 		return err
 	}
 	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
+	if t, ok := o.CheckTimer(); ok {
+		items = append(items, duePut(s, t))
+	}
 	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "CancelOrder", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {

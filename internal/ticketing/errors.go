@@ -90,3 +90,7 @@ func IsCode(err error, code Code) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
 }
+
+// ErrForgedNotification: a payment notification whose signature does not
+// verify (or that names no known terminal). It changes nothing.
+var ErrForgedNotification = errors.New("payment notification is not authentic")

@@ -54,10 +54,10 @@ func requestHash(v any) string {
 
 // replay answers with an order that exists: its poll token and, once it has
 // its payment, the payment's QR (created: whether this call made it).
-func (s *Sales) replay(o *Order, created bool) (*OrderResult, error) {
+func (s *Sales) replay(ctx context.Context, o *Order, created bool) (*OrderResult, error) {
 	r := &OrderResult{Order: o, Created: created, PollToken: s.PollToken(o.ID)}
 	if o.Payment != nil {
-		prov, err := s.Payments(o.Environment)
+		prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 		if err != nil {
 			return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available", Err: err}
 		}
@@ -108,7 +108,7 @@ func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req
 		return nil, Errorf(CodeOrderCancelled, "the order for this Idempotency-Key (%s) was cancelled; use a fresh key to order again", o.ID)
 	case OrderPending:
 		if o.Payment != nil {
-			return s.replay(o, false)
+			return s.replay(ctx, o, false)
 		}
 		if leaseLive {
 			return nil, &Error{Code: CodeOrderPending, RetryAfter: time.Second,
@@ -118,12 +118,12 @@ func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req
 		if err != nil {
 			return nil, err
 		}
-		prov, err := s.Payments(o.Environment)
+		prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 		if err != nil {
 			return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available; retry later with the same Idempotency-Key", Err: err}
 		}
 		return s.attachPayment(ctx, mine, o, prov)
 	default:
-		return s.replay(o, false)
+		return s.replay(ctx, o, false)
 	}
 }

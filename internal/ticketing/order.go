@@ -102,7 +102,33 @@ type Refund struct {
 	CreatedAt   time.Time    `json:"created_at"`
 	CompletedAt *time.Time   `json:"completed_at"`
 	SettleAt    *time.Time   `json:"settle_at,omitempty"` // when the provider settles on its own
+	// CheckAt is when reconciliation next asks a live acquirer how the refund
+	// is going, in case its notification is lost.
+	CheckAt *time.Time `json:"check_at,omitempty"`
 }
+
+// LatePayment is money that reached a cancelled order: the payment was
+// confirmed after the order expired or was cancelled. It is never kept
+// without tickets: the order is reinstated as paid when its stock can still
+// be taken, or the money goes back.
+type LatePayment struct {
+	PaymentID string `json:"payment_id"`
+	// Outcome: reinstated (the order is paid after all), refund_pending (the
+	// money is on its way back), refunded (it is back with the buyer).
+	Outcome      string     `json:"outcome"`
+	DetectedAt   time.Time  `json:"detected_at"`
+	CancelledAt  *time.Time `json:"cancelled_at,omitempty"` // when the order had been cancelled
+	CancelReason string     `json:"cancel_reason,omitempty"`
+	RefundedAt   *time.Time `json:"refunded_at,omitempty"`
+	CheckAt      *time.Time `json:"check_at,omitempty"` // next reconciliation of the refund
+}
+
+// Late payment outcomes.
+const (
+	LateReinstated    = "reinstated"
+	LateRefundPending = "refund_pending"
+	LateRefunded      = "refunded"
+)
 
 // Order is a ticket order and everything that happens to it.
 type Order struct {
@@ -135,6 +161,10 @@ type Order struct {
 	TicketNumber   string        `json:"ticket_number,omitempty"`
 	Tickets        []Ticket      `json:"tickets,omitempty"`
 	Refund         *Refund       `json:"refund,omitempty"`
+	LatePayment    *LatePayment  `json:"late_payment,omitempty"`
+	// PaymentCheckAt is when reconciliation asks the live acquirer, once more,
+	// whether a cancelled order's payment went through after all.
+	PaymentCheckAt *time.Time `json:"payment_check_at,omitempty"`
 	// ClientCap is set on a publishable key's order: the per-client, per-event
 	// counter its units were taken from until it is paid, cancelled or expires.
 	ClientCap *ClientCap `json:"client_cap,omitempty"`

@@ -65,7 +65,7 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 	if err := checkReservationsLive(p, now); err != nil {
 		return fail(err)
 	}
-	prov, err := s.Payments(c.Environment)
+	prov, err := s.Payments(ctx, c.OrganizerID, c.Environment)
 	if err != nil {
 		return fail(&Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available for this environment; retry later with the same Idempotency-Key", Err: err})
 	}
@@ -172,6 +172,7 @@ func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, p
 	pay, err := prov.CreatePayment(ctx, PaymentRequest{
 		OrderID: o.ID, Environment: o.Environment, Amount: o.TotalPrice, Currency: o.Currency,
 		Description: o.EventTitle, ExpiresAt: o.ExpiresAt, ReturnURL: deref(o.ReturnURL),
+		Email: o.Buyer.Email, Items: o.ReceiptItems(),
 	})
 	if err != nil {
 		// Let a retry with the same key take over at once instead of waiting out the lease.
@@ -192,9 +193,9 @@ func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, p
 		if gerr != nil {
 			return nil, errors.Join(err, gerr)
 		}
-		return s.replay(cur, false)
+		return s.replay(ctx, cur, false)
 	}
-	return s.replay(o, true)
+	return s.replay(ctx, o, true)
 }
 
 func deref(p *string) string {

@@ -34,6 +34,12 @@ func (s *Sales) cancel(ctx context.Context, o *Order, reason string, overdueOnly
 	now := s.now()
 	n := *o
 	n.Status, n.CancelledAt, n.CancelReason = OrderCancelled, &now, reason
+	if n.Environment == EnvLive && n.Payment != nil {
+		// A live payment can still be confirmed after the order ended (the
+		// buyer's bank was slow, a notification was lost): ask again later.
+		at := now.Add(s.Settings.PaymentCheckGrace)
+		n.PaymentCheckAt = &at
+	}
 	ev := newEvent(EventOrderCancelled, &n, now)
 	if err := s.Store.CancelOrder(ctx, &n, ev, now, overdueOnly); err != nil {
 		return err
@@ -47,35 +53,27 @@ const ticketAlphabet = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 
 func ticketNumber() string { return "TIX-" + randomString(ticketAlphabet, 6) }
 
-// PaymentConfirmed is the one confirmation path: the provider's callback (live)
-// and simulate-payment (test) both end here. A pending order that is not overdue
-// becomes paid and gets its tickets; anything else is ErrStateChanged.
+// PaymentConfirmed is the one confirmation path: the acquirer's notification
+// or state (live) and simulate-payment (test) both end here. A pending order
+// that is not overdue becomes paid and gets its tickets; anything else is
+// ErrStateChanged.
 func (s *Sales) PaymentConfirmed(ctx context.Context, o *Order) (*Order, error) {
+	return s.confirm(ctx, o, false)
+}
+
+// confirm pays a pending order; overdueOK when the acquirer confirmed the
+// money, which it takes only before the payment's deadline, the order's expiry.
+func (s *Sales) confirm(ctx context.Context, o *Order, overdueOK bool) (*Order, error) {
 	now := s.now()
-	if o.Status != OrderPending || o.Overdue(now) || o.Payment == nil {
+	if o.Status != OrderPending || (o.Overdue(now) && !overdueOK) || o.Payment == nil {
 		return nil, ErrStateChanged
 	}
 	for attempt := 0; ; attempt++ {
 		n := *o
 		n.Status, n.PaidAt = OrderPaid, &now
-		used := map[string]bool{}
-		fresh := func() string {
-			for {
-				if n := ticketNumber(); !used[n] {
-					used[n] = true
-					return n
-				}
-			}
-		}
-		n.TicketNumber = fresh()
-		n.Tickets = nil
-		for _, l := range o.Lines {
-			for range l.Quantity {
-				n.Tickets = append(n.Tickets, Ticket{Number: fresh(), Status: TicketIssued, Seat: l.Seat})
-			}
-		}
+		n.TicketNumber, n.Tickets = issueTickets(o)
 		ev := newEvent(EventOrderPaid, &n, now)
-		err := s.Store.ConfirmOrder(ctx, &n, ev, now)
+		err := s.Store.ConfirmOrder(ctx, &n, ev, now, overdueOK)
 		if errors.Is(err, ErrTicketNumberTaken) && attempt < 5 {
 			continue
 		}
@@ -186,20 +184,23 @@ func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *st
 	if o.Payment == nil || o.Payment.Provider != "sbp" {
 		return nil, Errorf(CodeUnsupported, "only orders paid by SBP can be refunded through the API")
 	}
-	prov, err := s.Payments(o.Environment)
+	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available; retry later", Err: err}
 	}
 	now := s.now()
 	r := &Refund{ID: refundID(o.ID), Status: RefundPending, Amount: o.TotalPrice, Currency: o.Currency, Reason: reason, CreatedAt: now}
-	acc, err := prov.Refund(ctx, RefundRequest{OrderID: o.ID, RefundID: r.ID, PaymentID: o.Payment.ID,
-		Environment: o.Environment, Amount: r.Amount, Currency: r.Currency})
+	acc, err := prov.Refund(ctx, o.refundRequest(r.ID, o.Payment.ID))
 	if err != nil {
 		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider refused the refund; retry later", Err: err}
 	}
 	if acc.SettleAfter > 0 {
 		at := now.Add(acc.SettleAfter)
 		r.SettleAt = &at
+	} else {
+		// The acquirer reports settlement; reconciliation asks in case that is lost.
+		at := now.Add(s.Settings.RefundCheckEvery)
+		r.CheckAt = &at
 	}
 	n := *o
 	n.Refund = r
@@ -209,8 +210,8 @@ func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *st
 		}
 		return nil, err
 	}
-	if r.SettleAt != nil {
-		s.schedule(ctx, TimerRefundSettle, o.ID, *r.SettleAt)
+	if t, ok := n.SettleTimer(); ok {
+		s.schedule(ctx, t.Kind, o.ID, t.Due)
 	}
 	return r, nil
 }
@@ -285,8 +286,13 @@ func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 		if o.Status == OrderPending && now.Before(o.ExpiresAt) {
 			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: o.ExpiresAt}) // a little early
 		}
+		if o.Status == OrderPending && s.askAcquirer(ctx, o) {
+			return nil // the acquirer's answer settled it (paid at the deadline, or failed)
+		}
 		_, err = s.current(ctx, o)
 		return err
+	case TimerPaymentCheck, TimerRefundCheck:
+		return s.reconcile(ctx, o, t)
 	case TimerRefundSettle:
 		if r := o.Refund; o.Status == OrderPaid && r != nil && r.SettleAt != nil && now.Before(*r.SettleAt) {
 			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: *r.SettleAt})
@@ -295,4 +301,11 @@ func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 		return err
 	}
 	return fmt.Errorf("unknown timer kind %q", t.Kind)
+}
+
+// refundRequest asks for the whole of payment paymentID back, with the
+// receipt of what is returned.
+func (o *Order) refundRequest(refundID, paymentID string) RefundRequest {
+	return RefundRequest{OrderID: o.ID, RefundID: refundID, PaymentID: paymentID, Environment: o.Environment,
+		Amount: o.TotalPrice, Currency: o.Currency, Email: o.Buyer.Email, Items: o.ReceiptItems()}
 }

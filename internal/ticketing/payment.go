@@ -14,6 +14,53 @@ type PaymentRequest struct {
 	Description string
 	ExpiresAt   time.Time // the order's expiry: the QR must not outlive it
 	ReturnURL   string
+	// Email and Items make the fiscal receipt (54-FZ) a live acquirer's cash
+	// register issues: the buyer's address and one item per order line.
+	Email string
+	Items []PaymentItem
+}
+
+// PaymentItem is one line of a payment's receipt: Quantity units at UnitPrice
+// (kopecks); the items' amounts add up to the payment's.
+type PaymentItem struct {
+	Name      string
+	UnitPrice int64
+	Quantity  int
+}
+
+// ReceiptItems are the receipt lines of an order: one per order line, named
+// after the event and the tier (and seat); a discount is spread over the
+// lines so that their amounts add up to the total paid.
+func (o *Order) ReceiptItems() []PaymentItem {
+	items := make([]PaymentItem, 0, len(o.Lines))
+	left := o.BasePrice - o.TotalPrice // discount still to spread, kopecks
+	for i, l := range o.Lines {
+		name := o.EventTitle + ": " + l.TierName
+		if l.Seat != nil && l.Seat.Label != "" {
+			name += ", " + l.Seat.Label
+		}
+		amount := l.UnitPrice * int64(l.Quantity)
+		cut := int64(0)
+		if o.BasePrice > 0 && left > 0 {
+			cut = (o.BasePrice - o.TotalPrice) * amount / o.BasePrice
+			if i == len(o.Lines)-1 || cut > left {
+				cut = left
+			}
+			left -= cut
+		}
+		if cut == 0 || cut%int64(l.Quantity) == 0 {
+			items = append(items, PaymentItem{Name: name, UnitPrice: (amount - cut) / int64(l.Quantity), Quantity: l.Quantity})
+			continue
+		}
+		// A discount that does not divide by the quantity: one unit takes the rest.
+		unit := (amount - cut) / int64(l.Quantity)
+		rest := amount - cut - unit*int64(l.Quantity-1)
+		if l.Quantity > 1 {
+			items = append(items, PaymentItem{Name: name, UnitPrice: unit, Quantity: l.Quantity - 1})
+		}
+		items = append(items, PaymentItem{Name: name, UnitPrice: rest, Quantity: 1})
+	}
+	return items
 }
 
 // Payment is what the provider returns for a charge: the SBP link a QR encodes.
@@ -34,6 +81,9 @@ type RefundRequest struct {
 	Environment Environment
 	Amount      int64
 	Currency    string
+	// Email and Items make the refund's receipt: what is returned.
+	Email string
+	Items []PaymentItem
 }
 
 // RefundAccepted is the provider's answer to a refund request. The money returns
@@ -44,7 +94,8 @@ type RefundAccepted struct {
 }
 
 // PaymentProvider is the SBP port. Implementations: payment.Test (a real,
-// scannable QR for a test payload; never moves money) and, later, the live acquirer.
+// scannable QR for a test payload; never moves money) and payment.Live (an
+// organizer's T-Bank terminal).
 type PaymentProvider interface {
 	// CreatePayment is idempotent per OrderID: asking again for the same order
 	// returns the same payment, so a retried order creation never charges twice.
@@ -54,3 +105,52 @@ type PaymentProvider interface {
 	// QRImage renders payload as a PNG data URI (data:image/png;base64,...).
 	QRImage(payload string) (string, error)
 }
+
+// PaymentStatus is a payment's state as the acquirer reports it, in the
+// domain's words.
+type PaymentStatus string
+
+// Payment statuses.
+const (
+	PaymentWaiting   PaymentStatus = "waiting"   // not paid yet: it still can be
+	PaymentPaid      PaymentStatus = "paid"      // the money is ours
+	PaymentFailed    PaymentStatus = "failed"    // rejected, expired or cancelled unpaid: it never will be
+	PaymentRefunding PaymentStatus = "refunding" // a refund is under way
+	PaymentRefunded  PaymentStatus = "refunded"  // the money went back
+)
+
+// PaymentUpdate is what the acquirer says of one payment, from a verified
+// notification or a state query.
+type PaymentUpdate struct {
+	OrganizerID string
+	OrderID     string
+	PaymentID   string
+	Amount      int64
+	Status      PaymentStatus
+}
+
+// PaymentStater is a provider that can be asked for a payment's state (a
+// live acquirer): reconciliation asks it when a notification may be lost.
+type PaymentStater interface {
+	PaymentState(ctx context.Context, paymentID string) (PaymentUpdate, error)
+}
+
+// PaymentAccount is an organizer's own acquiring terminal, which its live
+// orders are paid into, and what its fiscal receipts say. The password is
+// stored sealed (encrypted under the keyring) and never shown.
+type PaymentAccount struct {
+	OrganizerID    string `json:"organizer_id"`
+	Acquirer       string `json:"acquirer"` // "tbank"
+	TerminalKey    string `json:"terminal_key"`
+	SealedPassword string `json:"sealed_password"`
+	// Taxation is the organizer's tax system as the receipt names it (osn,
+	// usn_income, usn_income_outcome, esn, patent); VAT the rate of its
+	// ticket sales (none, vat0, vat5, vat7, vat10, vat20, vat22).
+	Taxation    string    `json:"taxation"`
+	VAT         string    `json:"vat"`
+	ConnectedAt time.Time `json:"connected_at"`
+	CheckedAt   time.Time `json:"checked_at"` // the last successful call with these credentials
+}
+
+// AcquirerTBank names T-Bank Internet Acquiring.
+const AcquirerTBank = "tbank"

@@ -131,12 +131,23 @@ type OrderStore interface {
 	// SetPayment stores the provider's payment on a pending order.
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // not_found when absent
-	// ConfirmOrder moves a pending, not overdue order to paid: seats sold,
-	// ticket numbers reserved, the outbox event written, in one transaction.
-	ConfirmOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time) error
+	// ConfirmOrder moves a pending order (not overdue, unless overdueOK: the
+	// acquirer confirmed the money) to paid: seats sold, ticket numbers
+	// reserved, the outbox event written, in one transaction.
+	ConfirmOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOK bool) error
 	// CancelOrder moves a pending order to cancelled (overdueOnly: only when its
-	// expiry has passed) and gives its stock back, with the outbox event.
+	// expiry has passed) and gives its stock back, with the outbox event and
+	// the marker of o's CheckTimer when it has one.
 	CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error
+	// ReinstateOrder moves a cancelled order whose payment arrived late to
+	// paid, taking its stock again (tier counters within capacity, seats only
+	// if free; a *StockError otherwise), with its ticket numbers, the outbox
+	// event, and the markers in done deleted, in one transaction.
+	ReinstateOrder(ctx context.Context, o *Order, e *Event, ev *OrderEvent, now time.Time, done []Timer) error
+	// SaveOrder rewrites an order still in status expect (and at o's Version)
+	// with the markers in put written and those in done deleted, in one
+	// transaction: reconciliation's bookkeeping, never a change of status.
+	SaveOrder(ctx context.Context, o *Order, expect OrderStatus, put, done []Timer) error
 	// StartRefund records a pending refund on a paid order without one, with
 	// the marker of its SettleTimer when it has one, in one transaction.
 	StartRefund(ctx context.Context, o *Order) error

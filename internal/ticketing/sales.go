@@ -19,7 +19,9 @@ import (
 // tickets and refunds. It knows nothing of HTTP or AWS.
 type Sales struct {
 	Store    SalesStore
-	Payments func(Environment) (PaymentProvider, error)
+	// Payments is the SBP provider of an organizer's environment: the test
+	// provider, or the organizer's own acquiring terminal for live orders.
+	Payments func(ctx context.Context, organizerID string, env Environment) (PaymentProvider, error)
 	Timers   Scheduler // nil: expiry and settlement happen only on reads
 	// Events is told of each outbox event once its transaction committed (nil:
 	// the webhook sweep finds the event later).
@@ -46,6 +48,11 @@ type SalesSettings struct {
 	// network per PreviewIPWindow: promo codes cannot be guessed faster.
 	PreviewIPRate   int
 	PreviewIPWindow time.Duration
+	// Live payment reconciliation: how long after a live order is cancelled
+	// the acquirer is asked once more whether it was paid after all, and how
+	// often a live refund's progress is asked for until it is settled.
+	PaymentCheckGrace time.Duration
+	RefundCheckEvery  time.Duration
 }
 
 // DefaultSalesSettings are the contract's figures and our documented choices.
@@ -53,6 +60,7 @@ var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
 	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
 	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
+	PaymentCheckGrace: 15 * time.Minute, RefundCheckEvery: 10 * time.Minute,
 }
 
 // Caller is who makes a sales request.

@@ -9,6 +9,12 @@ import (
 const (
 	TimerOrderExpiry  = "order.expire"  // cancel a pending order that was not paid in time
 	TimerRefundSettle = "refund.settle" // the test provider's refund returns the money
+	// TimerPaymentCheck asks the live acquirer, a grace period after a live
+	// order was cancelled, whether its payment went through after all.
+	TimerPaymentCheck = "payment.check"
+	// TimerRefundCheck asks the live acquirer how a refund is going (the
+	// order's, or a late payment's), until it is settled.
+	TimerRefundCheck = "refund.check"
 )
 
 // Timer is one piece of delayed work: do Kind for OrderID at Due. A queue can
@@ -37,11 +43,31 @@ func (o *Order) ExpiryTimer() Timer {
 	return Timer{Kind: TimerOrderExpiry, OrderID: o.ID, Due: o.ExpiresAt}
 }
 
-// SettleTimer is the timer that settles the order's refund; false when the
-// order has no refund or its provider reports settlement itself (no timer).
+// SettleTimer is the timer that settles the order's refund: at SettleAt when
+// the provider settles on its own, else the reconciliation of a live refund
+// at CheckAt; false when the order has no refund under way.
 func (o *Order) SettleTimer() (Timer, bool) {
-	if o.Refund == nil || o.Refund.SettleAt == nil {
+	switch r := o.Refund; {
+	case r == nil:
+	case r.SettleAt != nil:
+		return Timer{Kind: TimerRefundSettle, OrderID: o.ID, Due: *r.SettleAt}, true
+	case r.CheckAt != nil:
+		return Timer{Kind: TimerRefundCheck, OrderID: o.ID, Due: *r.CheckAt}, true
+	}
+	return Timer{}, false
+}
+
+// CheckTimer is the reconciliation a cancelled live order (or its late
+// payment's refund) still waits for; false when none is owed.
+func (o *Order) CheckTimer() (Timer, bool) {
+	if lp := o.LatePayment; lp != nil {
+		if lp.Outcome == LateRefundPending && lp.CheckAt != nil {
+			return Timer{Kind: TimerRefundCheck, OrderID: o.ID, Due: *lp.CheckAt}, true
+		}
 		return Timer{}, false
 	}
-	return Timer{Kind: TimerRefundSettle, OrderID: o.ID, Due: *o.Refund.SettleAt}, true
+	if o.Status == OrderCancelled && o.PaymentCheckAt != nil {
+		return Timer{Kind: TimerPaymentCheck, OrderID: o.ID, Due: *o.PaymentCheckAt}, true
+	}
+	return Timer{}, false
 }

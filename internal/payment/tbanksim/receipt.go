@@ -9,7 +9,7 @@ import (
 // The values the bank accepts in a receipt.
 var (
 	taxations = set("osn", "usn_income", "usn_income_outcome", "envd", "esn", "patent")
-	taxes     = set("none", "vat0", "vat5", "vat7", "vat10", "vat18", "vat20", "vat105", "vat107", "vat110", "vat118", "vat120")
+	taxes     = set("none", "vat0", "vat5", "vat7", "vat10", "vat18", "vat20", "vat105", "vat107", "vat110", "vat118", "vat120", "vat22", "vat122")
 	methods   = set("full_prepayment", "prepayment", "advance", "full_payment", "partial_payment", "credit", "credit_payment")
 	objects   = set("commodity", "excise", "job", "service", "gambling_bet", "gambling_prize", "lottery",
 		"lottery_prize", "intellectual_activity", "payment", "agent_commission", "composite", "another")

@@ -148,7 +148,7 @@ func (f *fixture) pay(t *testing.T, o *ticketing.Order) {
 	for range o.Quantity {
 		n.Tickets = append(n.Tickets, ticketing.Ticket{Number: f.id("TIX-C"), Status: ticketing.TicketIssued})
 	}
-	if err := f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now); err != nil {
+	if err := f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now, false); err != nil {
 		t.Fatalf("confirm %s: %v", o.ID, err)
 	}
 	*o = n

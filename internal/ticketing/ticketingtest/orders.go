@@ -74,13 +74,13 @@ func testOrderStates(t *testing.T, f *fixture) {
 	}
 	overdue := *o
 	overdue.Status = ticketing.OrderPaid
-	wantIs(t, "confirm past the expiry", f.st.ConfirmOrder(f.ctx, &overdue, f.outboxEvent(ticketing.EventOrderPaid, &overdue), o.ExpiresAt), ticketing.ErrStateChanged)
+	wantIs(t, "confirm past the expiry", f.st.ConfirmOrder(f.ctx, &overdue, f.outboxEvent(ticketing.EventOrderPaid, &overdue), o.ExpiresAt, false), ticketing.ErrStateChanged)
 	wantIs(t, "cancel overdue-only before the expiry",
 		f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, true), ticketing.ErrStateChanged)
 	f.pay(t, o)
 	again := *o
 	again.Version--
-	wantIs(t, "confirm twice", f.st.ConfirmOrder(f.ctx, &again, f.outboxEvent(ticketing.EventOrderPaid, &again), f.now), ticketing.ErrStateChanged)
+	wantIs(t, "confirm twice", f.st.ConfirmOrder(f.ctx, &again, f.outboxEvent(ticketing.EventOrderPaid, &again), f.now, false), ticketing.ErrStateChanged)
 	wantIs(t, "cancel a paid order", f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, false), ticketing.ErrStateChanged)
 	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderPaid || got.Version != 3 || len(got.Tickets) != 2 {
 		t.Fatalf("paid order %+v", got)
@@ -159,7 +159,7 @@ func testTicketNumbers(t *testing.T, f *fixture) {
 	n := *b
 	n.Status, n.TicketNumber = ticketing.OrderPaid, a.Tickets[0].Number
 	n.Tickets = []ticketing.Ticket{{Number: f.id("TIX-C"), Status: ticketing.TicketIssued}}
-	wantIs(t, "a taken ticket number", f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now), ticketing.ErrTicketNumberTaken)
+	wantIs(t, "a taken ticket number", f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now, false), ticketing.ErrTicketNumberTaken)
 	if got, _ := f.st.GetOrder(f.ctx, b.ID); got.Status != ticketing.OrderPending {
 		t.Fatalf("order with a refused number is %s, want pending", got.Status)
 	}

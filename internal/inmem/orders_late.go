@@ -1,0 +1,88 @@
+package inmem
+
+import (
+	"context"
+	"time"
+
+	"tix/internal/ticketing"
+)
+
+// ReinstateOrder: cancelled -> paid for a late payment, its stock taken again
+// (counters within capacity, seats only when free) straight to sold, ticket
+// numbers, outbox event, done markers deleted, at once.
+func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.fromState(o, ticketing.OrderCancelled, nil) {
+		return ticketing.ErrStateChanged
+	}
+	for i, l := range o.Lines {
+		if l.Seated {
+			if !s.seatFree(lineSeat(o, l), now) {
+				return &ticketing.StockError{Index: i, Seat: true}
+			}
+			continue
+		}
+		t, ok := ev.Tier(l.TierID)
+		if !ok || s.sold[lineTier(o, l)] > t.Capacity-l.Quantity {
+			return &ticketing.StockError{Index: i}
+		}
+	}
+	numbers := append([]string{o.TicketNumber}, ticketNumbers(o)...)
+	for _, n := range numbers {
+		if _, taken := s.tickets[string(o.Environment)+"#"+n]; taken {
+			return ticketing.ErrTicketNumberTaken
+		}
+	}
+	if err := s.put(o, o.Version+1); err != nil {
+		return err
+	}
+	for _, l := range o.Lines {
+		if l.Seated {
+			s.seats[lineSeat(o, l)] = seatRecord{tier: l.TierID, state: ticketing.SeatSold, order: o.ID}
+		} else {
+			s.sold[lineTier(o, l)] += l.Quantity
+		}
+	}
+	if o.Promo != nil && o.Promo.Limited {
+		s.promoUses[promoKey(o, o.Promo.Code)]++
+	}
+	for _, n := range numbers {
+		s.tickets[string(o.Environment)+"#"+n] = o.ID
+	}
+	s.outbox[oe.ID] = *oe
+	for _, t := range done {
+		delete(s.due, dueKey(t))
+	}
+	o.Version++
+	return nil
+}
+
+func ticketNumbers(o *ticketing.Order) []string {
+	out := make([]string, 0, len(o.Tickets))
+	for _, t := range o.Tickets {
+		out = append(out, t.Number)
+	}
+	return out
+}
+
+// SaveOrder rewrites an order still in status expect at its version, with
+// markers written and deleted, at once.
+func (s *Store) SaveOrder(_ context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.fromState(o, expect, nil) {
+		return ticketing.ErrStateChanged
+	}
+	if err := s.put(o, o.Version+1); err != nil {
+		return err
+	}
+	for _, t := range done {
+		delete(s.due, dueKey(t))
+	}
+	for _, t := range put {
+		s.due[dueKey(t)] = t
+	}
+	o.Version++
+	return nil
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+)
+
+// ReinstateOrder: cancelled -> paid for a payment that arrived late. The
+// stock is taken again as a new order would take it (tier counters within
+// capacity, seats only when free) but straight to sold, with the ticket
+// numbers, the outbox event and the done markers deleted; one transaction.
+func (s *Store) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
+	e := newExprs()
+	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderCancelled)), e)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Update: upd}}
+	stock, err := s.orderStockItems(o, ev, now, true)
+	if err != nil {
+		return err
+	}
+	items = append(items, stock...)
+	if o.Promo != nil && o.Promo.Limited {
+		// The buyer paid the discounted price: the use counts again, limit or not.
+		pe := newExprs()
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(o.Promo.Code)),
+			UpdateExpression:         aws.String("ADD " + pe.n("used") + " " + pe.d(1)),
+			ExpressionAttributeNames: pe.names, ExpressionAttributeValues: pe.vals,
+		}})
+	}
+	firstTicket := len(items)
+	items = append(items, s.ticketPuts(o)...)
+	out, err := outboxPut(s, oe)
+	if err != nil {
+		return err
+	}
+	items = append(items, out)
+	for _, t := range done {
+		items = append(items, dueDelete(s, t))
+	}
+	err = s.transact(ctx, "ReinstateOrder", items)
+	if err == nil {
+		o.Version++
+		return nil
+	}
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		i := failed[0]
+		switch {
+		case i == 0:
+			return ticketing.ErrStateChanged
+		case i <= len(stock):
+			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
+		case i >= firstTicket:
+			return ticketing.ErrTicketNumberTaken
+		}
+		return ticketing.ErrStateChanged
+	}
+	return fmt.Errorf("reinstate order %s: %w", o.ID, err)
+}
+
+// ticketPuts reserves the order's ticket numbers in its environment.
+func (s *Store) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
+	numbers := []string{o.TicketNumber}
+	for _, t := range o.Tickets {
+		numbers = append(numbers, t.Number)
+	}
+	items := make([]types.TransactWriteItem, 0, len(numbers))
+	for _, n := range numbers {
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table),
+			Item: map[string]types.AttributeValue{
+				"PK": str(ticketPK(string(o.Environment), n)), "SK": str(skTicket), "order": str(o.ID), "org": str(o.OrganizerID),
+			},
+			ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}})
+	}
+	return items
+}
+
+// SaveOrder rewrites an order still in status expect at its version, with
+// the put markers written and the done ones deleted; one transaction.
+func (s *Store) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+	e := newExprs()
+	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(expect)), e)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Update: upd}}
+	for _, t := range done {
+		items = append(items, dueDelete(s, t))
+	}
+	for _, t := range put {
+		items = append(items, duePut(s, t))
+	}
+	err = s.transact(ctx, "SaveOrder", items)
+	if failed, ok := failedItems(err); ok && len(failed) > 0 {
+		return ticketing.ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("save order %s: %w", o.ID, err)
+	}
+	o.Version++
+	return nil
+}
