@@ -111,7 +111,9 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	a := env.App
 	a.Sales.Settings.TestOrderTTL = 2 * time.Second
 	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: 2 * time.Second})
-	a.Sales.Payments = func(ticketing.Environment) (ticketing.PaymentProvider, error) { return pay, nil }
+	a.Sales.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
+		return pay, nil
+	}
 	a.Sales.Timers = failingTimers(t, a)
 	tenant := ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}
 	c := ticketing.Caller{Tenant: tenant, KeyID: "key_l"}

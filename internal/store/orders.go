@@ -195,7 +195,7 @@ func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now tim
 			}
 			items = append(items, types.TransactWriteItem{Update: &types.Update{
 				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
-				UpdateExpression: aws.String(set),
+				UpdateExpression:         aws.String(set),
 				ConditionExpression:      aws.String(cond),
 				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 			}})

@@ -65,7 +65,9 @@ func newSalesEnv(t *testing.T, gaCap int) *salesEnv {
 	settings.TokenSecret = testenv.CursorSecret
 	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: time.Second})
 	sales := &ticketing.Sales{Store: st, Clock: clk, Settings: settings,
-		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) { return pay, nil }}
+		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
+			return pay, nil
+		}}
 	return &salesEnv{st: st, sales: sales, clk: clk, now: now,
 		c: ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: salesOrg, Environment: ticketing.EnvTest}, KeyID: "key_1"}}
 }

@@ -55,7 +55,9 @@ func newDomain(t *testing.T) *domain {
 		return nil
 	}})
 	d.sales = &ticketing.Sales{Store: d.st, Clock: d.clk, Settings: settings,
-		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) { return pay, nil }}
+		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
+			return pay, nil
+		}}
 	return d
 }
 

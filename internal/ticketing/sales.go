@@ -18,7 +18,7 @@ import (
 // Sales is the selling side of the contract: seat holds, orders, payment,
 // tickets and refunds. It knows nothing of HTTP or AWS.
 type Sales struct {
-	Store    SalesStore
+	Store SalesStore
 	// Payments is the SBP provider of an organizer's environment: the test
 	// provider, or the organizer's own acquiring terminal for live orders.
 	Payments func(ctx context.Context, organizerID string, env Environment) (PaymentProvider, error)
