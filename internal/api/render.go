@@ -434,9 +434,19 @@ type orderStatusJSON struct {
 }
 
 type orderAdditionsJSON struct {
-	OccurrenceID *string    `json:"occurrence_id"`
-	ExpiresAt    *string    `json:"expires_at"`
-	Buyer        *buyerJSON `json:"buyer,omitempty"`
+	OccurrenceID *string          `json:"occurrence_id"`
+	ExpiresAt    *string          `json:"expires_at"`
+	LatePayment  *latePaymentJSON `json:"late_payment,omitempty"`
+	Buyer        *buyerJSON       `json:"buyer,omitempty"`
+}
+
+// latePaymentJSON is money that reached the order after it was cancelled
+// (an addition to the contract's OrderStatus; README, "Late payments").
+type latePaymentJSON struct {
+	Outcome     string  `json:"outcome"`
+	DetectedAt  string  `json:"detected_at"`
+	CancelledAt *string `json:"cancelled_at"`
+	RefundedAt  *string `json:"refunded_at"`
 }
 
 // MarshalJSON writes the WebhookOrder's members exactly as a webhook does (its
@@ -460,6 +470,10 @@ func renderOrder(o *ticketing.Order, pii bool) orderStatusJSON {
 	out.OccurrenceID = strPtr(o.OccurrenceID)
 	if o.Status == ticketing.OrderPending {
 		out.ExpiresAt = tsPtr(&o.ExpiresAt)
+	}
+	if lp := o.LatePayment; lp != nil {
+		out.LatePayment = &latePaymentJSON{Outcome: lp.Outcome, DetectedAt: ts(lp.DetectedAt),
+			CancelledAt: tsPtr(lp.CancelledAt), RefundedAt: tsPtr(lp.RefundedAt)}
 	}
 	if pii {
 		out.Buyer = &buyerJSON{Email: o.Buyer.Email, Name: o.Buyer.Name, Phone: o.Buyer.Phone}

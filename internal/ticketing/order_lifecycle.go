@@ -11,9 +11,14 @@ import (
 // order past its expiry is cancelled (stock returned) and a refund whose
 // provider settles on its own is completed, whichever process gets there first.
 // Every change is a conditional write from the expected state, so it happens once.
+// A live order's acquirer is asked first whether it was paid by its deadline,
+// in case the notification is late or lost.
 func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
 	now := s.now()
 	if o.Overdue(now) {
+		if s.askAcquirer(ctx, o) {
+			return s.reload(ctx, o.ID)
+		}
 		if err := s.cancel(ctx, o, "expired", true); err != nil && !errors.Is(err, ErrStateChanged) {
 			return nil, err
 		}
@@ -286,10 +291,7 @@ func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 		if o.Status == OrderPending && now.Before(o.ExpiresAt) {
 			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: o.ExpiresAt}) // a little early
 		}
-		if o.Status == OrderPending && s.askAcquirer(ctx, o) {
-			return nil // the acquirer's answer settled it (paid at the deadline, or failed)
-		}
-		_, err = s.current(ctx, o)
+		_, err = s.current(ctx, o) // asks a live order's acquirer first
 		return err
 	case TimerPaymentCheck, TimerRefundCheck:
 		return s.reconcile(ctx, o, t)
