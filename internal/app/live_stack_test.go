@@ -241,3 +241,11 @@ func (p *published) events(t *testing.T, typ, id string) []*ticketing.OrderEvent
 	}
 	return out
 }
+
+// waitEvents waits until n events of type typ were published for order id
+// (the publication follows the committed change) and returns them.
+func (s *liveStack) waitEvents(typ, id string, n int) []*ticketing.OrderEvent {
+	s.t.Helper()
+	testenv.WaitFor(s.t, 5*time.Second, typ+" published for "+id, func() bool { return len(s.hooks.events(s.t, typ, id)) >= n })
+	return s.hooks.events(s.t, typ, id)
+}

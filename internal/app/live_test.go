@@ -43,7 +43,7 @@ func TestLive_PaidAndRefundedThroughTheBankEndToEnd(t *testing.T) {
 	if code, tk := s.call("GET", "/orders/"+id+"/tickets", ""); code != http.StatusOK || len(tk["tickets"].([]any)) != 2 {
 		t.Fatalf("tickets: %d %v", code, tk)
 	}
-	if evs := s.hooks.events(t, "order.paid", id); len(evs) != 1 || !evs[0].Order.Livemode || evs[0].Environment != "live" {
+	if evs := s.waitEvents("order.paid", id, 1); len(evs) != 1 || !evs[0].Order.Livemode || evs[0].Environment != "live" {
 		t.Errorf("order.paid events %+v: want one, livemode true", evs)
 	}
 
@@ -58,7 +58,7 @@ func TestLive_PaidAndRefundedThroughTheBankEndToEnd(t *testing.T) {
 	if code, r := s.call("GET", "/orders/"+id+"/refund", ""); code != http.StatusOK || r["status"] != "completed" {
 		t.Fatalf("refund after REFUNDED: %d %v", code, r)
 	}
-	if evs := s.hooks.events(t, "order.refunded", id); len(evs) != 1 || !evs[0].Order.Livemode {
+	if evs := s.waitEvents("order.refunded", id, 1); len(evs) != 1 || !evs[0].Order.Livemode {
 		t.Errorf("order.refunded events %+v: want one, livemode true", evs)
 	}
 	time.Sleep(500 * time.Millisecond) // the duplicates' and stale states' time to arrive, if they were to change anything
@@ -87,7 +87,7 @@ func TestLive_LostNotificationIsRecoveredByReconciliation(t *testing.T) {
 		t.Fatalf("with the notification lost the order is %s, want still pending", st)
 	}
 	s.waitStatus(id, "paid", 15*time.Second)
-	if n := len(s.hooks.events(t, "order.paid", id)); n != 1 {
+	if n := len(s.waitEvents("order.paid", id, 1)); n != 1 {
 		t.Errorf("%d order.paid events, want 1", n)
 	}
 }
