@@ -25,11 +25,9 @@ type PaymentAccounts interface {
 // NotificationPath is where T-Bank posts an organizer's notifications.
 const NotificationPath = "/v1/payment-notifications/tbank"
 
-// PasswordAAD binds a sealed terminal password to its organizer and terminal:
-// it opens for no other.
-func PasswordAAD(a *ticketing.PaymentAccount) string {
-	return "payment-account:" + a.OrganizerID + ":" + a.Acquirer + ":" + a.TerminalKey
-}
+// PasswordAAD binds a sealed terminal password to its organizer and terminal
+// (payment.PasswordAAD).
+func PasswordAAD(a *ticketing.PaymentAccount) string { return payment.PasswordAAD(a) }
 
 // Payments finds the SBP provider of an organizer's environment: the test
 // provider for test orders, the organizer's own T-Bank terminal for live ones

@@ -50,3 +50,9 @@ func (n *TBankNotifications) Parse(ctx context.Context, body []byte) (ticketing.
 		Amount: note.Amount, Status: Status(note.Status),
 	}, nil
 }
+
+// PasswordAAD binds a sealed terminal password to its organizer and terminal:
+// sealed for one, it opens for no other.
+func PasswordAAD(a *ticketing.PaymentAccount) string {
+	return "payment-account:" + a.OrganizerID + ":" + a.Acquirer + ":" + a.TerminalKey
+}
