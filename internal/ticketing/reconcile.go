@@ -53,10 +53,7 @@ func (s *Sales) askAcquirer(ctx context.Context, o *Order) bool {
 // reconcile runs a payment or refund check: ask the acquirer, apply what it
 // says, and check again later while the money is still on its way.
 func (s *Sales) reconcile(ctx context.Context, o *Order, t Timer) error {
-	due, owed := o.CheckTimer()
-	if t.Kind == TimerRefundCheck && !owed {
-		due, owed = o.SettleTimer()
-	}
+	due, owed := o.owedCheck(t.Kind)
 	if !owed || due.Kind != t.Kind {
 		return nil // done already
 	}
@@ -92,10 +89,7 @@ func (s *Sales) afterCheck(ctx context.Context, id, kind string, status PaymentS
 	if err != nil {
 		return err
 	}
-	old, owed := o.CheckTimer()
-	if kind == TimerRefundCheck && !owed {
-		old, owed = o.SettleTimer()
-	}
+	old, owed := o.owedCheck(kind)
 	if !owed || old.Kind != kind {
 		return nil // the update settled it
 	}
@@ -164,4 +158,17 @@ func (s *Sales) resendRefund(ctx context.Context, o *Order) error {
 	}
 	_, err = prov.Refund(ctx, o.refundRequest(o.Refund.ID, o.Payment.ID))
 	return err
+}
+
+// owedCheck is the reconciliation of kind the order still owes: its payment
+// check or late refund check (CheckTimer), or the check of its own refund
+// while that is pending.
+func (o *Order) owedCheck(kind string) (Timer, bool) {
+	if t, ok := o.CheckTimer(); ok {
+		return t, t.Kind == kind
+	}
+	if kind == TimerRefundCheck && o.Status == OrderPaid && o.Refund != nil && o.Refund.Status == RefundPending {
+		return o.SettleTimer()
+	}
+	return Timer{}, false
 }
