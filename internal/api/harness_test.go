@@ -187,7 +187,7 @@ func (h *harness) do(method, target string, body string, opts ...reqOpt) respons
 	res := rec.Result()
 	b, _ := io.ReadAll(res.Body)
 	h.oas.CheckResponse(h.t, req, res, b)
-	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK // HTML and its script
+	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK                     // HTML and its script
 	isBankOK := strings.HasPrefix(target, "/v1/payment-notifications/") && res.StatusCode == http.StatusOK // "OK", for the bank
 	if res.Header.Get("Content-Type") != "application/json" && res.StatusCode != http.StatusNoContent && !isDocs && !isBankOK {
 		h.t.Errorf("%s %s: Content-Type %q, want application/json", method, target, res.Header.Get("Content-Type"))

@@ -68,7 +68,9 @@ func (a *acquirer) refundCount() int {
 func liveDomain(t *testing.T) (*domain, *acquirer) {
 	d := newDomain(t)
 	acq := &acquirer{status: map[string]ticketing.PaymentStatus{}, refundTo: ticketing.PaymentRefunding}
-	d.sales.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) { return acq, nil }
+	d.sales.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
+		return acq, nil
+	}
 	d.c.Environment = ticketing.EnvLive
 	return d, acq
 }
