@@ -305,7 +305,7 @@ func (s *Server) simulatePayment(w http.ResponseWriter, r *http.Request) error {
 	if req.Outcome != nil {
 		outcome = *req.Outcome
 		if outcome == "" {
-			return ticketing.Invalid("outcome", "outcome must be paid or cancelled")
+			return ticketing.Invalid("outcome", "outcome must be paid, cancelled or late_payment")
 		}
 	}
 	o, err := s.Sales.Simulate(r.Context(), c.tenant(), r.PathValue("id"), outcome)

@@ -15,6 +15,13 @@ import (
 // in case the notification is late or lost.
 func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
 	now := s.now()
+	if lp := o.LatePayment; lp != nil && lp.Outcome == LateRefundPending && o.Environment == EnvTest &&
+		lp.CheckAt != nil && !now.Before(*lp.CheckAt) {
+		if err := s.lateRefunded(ctx, o); err != nil && !errors.Is(err, ErrStateChanged) {
+			return nil, err
+		}
+		return s.reload(ctx, o.ID)
+	}
 	if o.Overdue(now) {
 		if s.askAcquirer(ctx, o) {
 			return s.reload(ctx, o.ID)
@@ -94,6 +101,9 @@ func (s *Sales) confirm(ctx context.Context, o *Order, overdueOK bool) (*Order, 
 const (
 	OutcomePaid      = "paid"
 	OutcomeCancelled = "cancelled"
+	// OutcomeLatePayment pays a cancelled test order after the fact, as a
+	// live payment confirmed after expiry: reinstated, or refunded.
+	OutcomeLatePayment = "late_payment"
 )
 
 // Simulate is POST /orders/{id}/simulate-payment for test orders.
@@ -104,8 +114,11 @@ func (s *Sales) Simulate(ctx context.Context, t Tenant, id, outcome string) (*Or
 	if outcome == "" {
 		outcome = OutcomePaid
 	}
-	if outcome != OutcomePaid && outcome != OutcomeCancelled {
-		return nil, Invalid("outcome", "outcome must be paid or cancelled")
+	if outcome != OutcomePaid && outcome != OutcomeCancelled && outcome != OutcomeLatePayment {
+		return nil, Invalid("outcome", "outcome must be paid, cancelled or late_payment")
+	}
+	if outcome == OutcomeLatePayment {
+		return s.simulateLate(ctx, t, id)
 	}
 	for range 3 {
 		o, err := s.load(ctx, t, id)
