@@ -18,6 +18,8 @@ import (
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/config"
+	"tix/internal/payment"
+	"tix/internal/payment/tbank"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -102,7 +104,37 @@ func NewWithClock(t *testing.T, c clock.Clock) *Env {
 		t.Fatal(err)
 	}
 	return &Env{App: a, keyID: keyID, Vars: map[string]string{"SK_TEST": secret, "EVENT_ID": "evt_lambda", "EVENT_SLUG": slug,
-		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1"}}
+		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1", "TBANK_TOKEN": connectTerminal(t, a)}}
+}
+
+// TBankNotification is the body of orders-payment-notification.json without
+// its Token: a notification of org_l's terminal for an unknown order.
+const TBankNotification = `{"TerminalKey":"TixLambdaDEMO","OrderId":"ord_unknown","Success":true,"Status":"NEW","PaymentId":"7000000001","ErrorCode":"0","Amount":100000}`
+
+// connectTerminal connects the T-Bank terminal TixLambdaDEMO to org_l (its
+// password sealed under the app's keyring) and returns the Token the bank
+// would sign TBankNotification with.
+func connectTerminal(t *testing.T, a *app.App) string {
+	t.Helper()
+	const password = "lambda-terminal-password"
+	acct := ticketing.PaymentAccount{OrganizerID: "org_l", Acquirer: ticketing.AcquirerTBank, TerminalKey: "TixLambdaDEMO", Taxation: "osn", VAT: "none"}
+	sealed, err := a.Webhooks.Box.Seal(password, payment.PasswordAAD(&acct))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct.SealedPassword = sealed
+	if err := a.Store.PutPaymentAccount(context.Background(), acct); err != nil {
+		t.Fatal(err)
+	}
+	signed, err := tbank.SignNotification([]byte(TBankNotification), password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n struct{ Token string }
+	if err := json.Unmarshal(signed, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n.Token
 }
 
 // tenant is the organizer environment of the test key.
@@ -236,6 +268,10 @@ func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPR
 				// The API reference page and its script.
 				if !strings.HasPrefix(ct, "text/html") && !strings.HasPrefix(ct, "text/javascript") {
 					t.Fatalf("Content-Type %q, want the HTML page or its script", ct)
+				}
+			} else if strings.HasPrefix(sample.Event.RawPath, "/v1/payment-notifications/") && res.StatusCode == 200 {
+				if res.Body != "OK" { // what the bank waits for
+					t.Fatalf("body %q, want OK", res.Body)
 				}
 			} else if !json.Valid([]byte(res.Body)) {
 				t.Fatalf("body is not JSON: %.500s", res.Body)
