@@ -11,7 +11,12 @@
 //	settings       JSON object of TIX_* overrides for every function, checked at synth time:
 //	               scripts/node_modules/.bin/cdk deploy -c stage=dev -c settings='{"TIX_HOLD_TTL":"10m"}'
 //	webhookKeyIds  comma-separated webhook keyring ids, the sealing one first (default k1);
-//	               see the keyring secret in stack.go for rotation
+//	               see the keyring secret in secrets.go for rotation
+//	publicUrl      the API's public base URL without /v1 when a custom domain serves it
+//	               (https://api.example.com); default the HTTP API's execute-api URL.
+//	               T-Bank posts notifications to <it>/v1/payment-notifications/tbank
+//	tbankApiUrl    T-Bank Internet Acquiring API base URL without /v2 (default
+//	               https://securepay.tinkoff.ru, which DEMO terminals use too)
 //
 // Account and region come from CDK_DEPLOY_ACCOUNT/CDK_DEPLOY_REGION, else from
 // CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION (which the cdk CLI sets from the AWS
@@ -75,6 +80,8 @@ func run() error {
 		AlarmEmail:    contextString(app, "alarmEmail", ""),
 		Settings:      settings,
 		WebhookKeyIDs: keyIDs,
+		PublicURL:     contextString(app, "publicUrl", ""),
+		TBankAPIURL:   contextString(app, "tbankApiUrl", ""),
 	})
 	if err != nil {
 		return err

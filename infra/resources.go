@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -248,18 +249,22 @@ func (b *build) api(fns map[string]awslambda.Function) awsapigatewayv2.HttpStage
 		CreateDefaultStage: jsii.Bool(false),
 		DefaultIntegration: integrations[Routes["$default"]], // the $default route
 	})
-	paths := make([]string, 0, len(Routes))
-	for p := range Routes {
-		if p != "$default" {
-			paths = append(paths, p)
+	keys := make([]string, 0, len(Routes))
+	for k := range Routes {
+		if k != "$default" {
+			keys = append(keys, k)
 		}
 	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	sort.Strings(keys)
+	for _, k := range keys {
+		method, path, ok := strings.Cut(k, " ")
+		if !ok {
+			panic(fmt.Sprintf("Routes: %q is not METHOD /path", k))
+		}
 		api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-			Path:        jsii.String(p),
-			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_ANY},
-			Integration: integrations[Routes[p]],
+			Path:        jsii.String(path),
+			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(method)},
+			Integration: integrations[Routes[k]],
 		})
 	}
 	return awsapigatewayv2.NewHttpStage(b.stack, jsii.String("ApiStageV1"), &awsapigatewayv2.HttpStageProps{

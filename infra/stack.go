@@ -40,6 +40,14 @@ type TixStackProps struct {
 	// (default ["k1"]). Each id is a JSON field of the keyring secret; see
 	// keyringSecret for rotation.
 	WebhookKeyIDs []string
+	// PublicURL is the API's public base URL without /v1 (https://host), when
+	// a custom domain serves it: T-Bank posts payment notifications to
+	// <PublicURL>/v1/payment-notifications/tbank. Empty: the HTTP API's own
+	// execute-api URL.
+	PublicURL string
+	// TBankAPIURL is T-Bank's Internet Acquiring API base URL, without /v2.
+	// Empty: the production URL (config's default), which DEMO terminals use too.
+	TBankAPIURL string
 }
 
 // Function is one of tix's Lambdas: functions/<Name>/main.go.
@@ -48,6 +56,12 @@ type Function struct {
 	Memory  int           // MB; Lambda gives CPU in proportion to memory
 	Timeout time.Duration // the Lambda timeout
 	Sends   []string      // queues (queue.Queues) the function sends to
+	// Acquirer: the function calls the live acquirer (T-Bank) over the
+	// internet: it creates, refunds or reconciles live orders. It gets
+	// TIX_PUBLIC_URL (the notification URL the bank is given) and
+	// TIX_TBANK_API_URL, and its timeout leaves room for a bank call that
+	// takes all of TIX_TBANK_TIMEOUT (BankHeadroom).
+	Acquirer bool
 }
 
 // Functions are the six Lambdas, with the memory and timeout each gets.
@@ -62,15 +76,22 @@ var Functions = []Function{
 	// few KB): 256 MB, the same 10 s. Creating holds, orders and webhook changes
 	// schedule timers (expiry, settlement) and queue webhook fan-outs.
 	{Name: "holds", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
-	{Name: "orders", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
+	// orders creates and refunds live orders through T-Bank (CheckOrder, Init
+	// and GetQr, or GetState and Cancel) within TIX_TBANK_TIMEOUT (10 s by
+	// default): 20 s, so a bank that hangs is answered with our 502
+	// payment_provider_error instead of a Lambda timeout, still well under
+	// API Gateway's 30 s. The notifications route is served here too.
+	{Name: "orders", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}, Acquirer: true},
 	{Name: "webhooks", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
 	// A batch of 10 webhook attempts runs concurrently, each with a 10 s POST
 	// timeout (TIX_WEBHOOK_TIMEOUT) plus a few DynamoDB writes: 60 s leaves
 	// plenty of room. Memory is mostly idle waiting on receivers: 256 MB.
 	{Name: "deliver", Memory: 256, Timeout: 60 * time.Second, Sends: []string{queue.DeliveriesQueue}},
 	// Timer batches are small; the sweep expires up to 500 orders and
-	// re-queues overdue webhook work per run: 60 s.
-	{Name: "timers", Memory: 256, Timeout: 60 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
+	// re-queues overdue webhook work per run: 60 s. It reconciles live orders
+	// (GetState at expiry, payment.check, refund.check) and voids or refunds
+	// through T-Bank.
+	{Name: "timers", Memory: 256, Timeout: 60 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}, Acquirer: true},
 }
 
 // Consumers maps each work queue to the function its event source mapping
@@ -80,23 +101,33 @@ var Consumers = map[string]string{
 	queue.TimersQueue:     "timers",
 }
 
-// Routes are the HTTP API routes (one group of endpoints each) and the function serving each.
+// Routes are the HTTP API's route keys (METHOD /path below the stage, or
+// $default) and the function serving each; a test routes every route of the
+// router (api.Server.RouteKeys) through them to the function of its group.
 // $default catches every other path, so an unknown route gets the API's JSON
 // 404 not_found from the router, not API Gateway's bare {"message":"Not Found"}.
+// The groups' routes take ANY method (the router answers 405 and preflights
+// itself); T-Bank's notifications are a POST without an API key, authenticated
+// by the Token under the terminal's password, so only POST is routed there.
 var Routes = map[string]string{
-	"/events":                      "catalog",
-	"/events/{proxy+}":             "catalog",
-	"/ping":                        "catalog",
-	"/health":                      "catalog",
-	"/openapi.json":                "catalog",
-	"$default":                     "catalog",
-	"/seat-holds":                  "holds",
-	"/orders":                      "orders",
-	"/orders/{proxy+}":             "orders",
-	"/webhook-endpoints":           "webhooks",
-	"/webhook-deliveries":          "webhooks",
-	"/webhook-deliveries/{proxy+}": "webhooks",
+	"ANY /events":                      "catalog",
+	"ANY /events/{proxy+}":             "catalog",
+	"ANY /ping":                        "catalog",
+	"ANY /health":                      "catalog",
+	"ANY /openapi.json":                "catalog",
+	"$default":                         "catalog",
+	"ANY /seat-holds":                  "holds",
+	"ANY /orders":                      "orders",
+	"ANY /orders/{proxy+}":             "orders",
+	"POST " + NotificationRoutePath:    "orders",
+	"ANY /webhook-endpoints":           "webhooks",
+	"ANY /webhook-deliveries":          "webhooks",
+	"ANY /webhook-deliveries/{proxy+}": "webhooks",
 }
+
+// NotificationRoutePath is where T-Bank posts payment notifications, below
+// the stage (/v1): the app's NotificationPath without its /v1.
+const NotificationRoutePath = "/payment-notifications/tbank"
 
 // Settings of the stack that are not configurable per deploy.
 const (
@@ -116,8 +147,17 @@ const (
 	// before answering 429. The account limit (10,000 rps) is shared by every API
 	// in the region; 1,000 rps of ~50 ms calls is ~50 concurrent Lambdas, and a
 	// 2,000 burst absorbs an on-sale spike. Per-key limits are the app's own.
+	// The notifications route has no limit of its own (no RouteSettings): it
+	// takes the stage's, never a lower one. A payment can be confirmed as fast
+	// as orders are created, and a throttled notification (429) waits for the
+	// bank's next retry while its order's expiry comes closer; reconciliation
+	// asks the bank at the expiry in any case.
 	APIRateLimit  = 1000
 	APIBurstLimit = 2000
+	// BankHeadroom: an Acquirer function's timeout is at least
+	// TIX_TBANK_TIMEOUT plus this, for the DynamoDB work around a bank call
+	// that takes its whole timeout.
+	BankHeadroom = 5 * time.Second
 	// Alarm thresholds.
 	Alarm5xxPercent   = 1.0  // API 5xx / requests over 5 minutes, in percent
 	Alarm5xxMinCount  = 100  // ... only when at least this many requests came
@@ -128,6 +168,8 @@ const (
 var stackOwned = map[string]bool{
 	"TIX_TABLE": true, "TIX_QUEUE_PREFIX": true, "TIX_CURSOR_SECRET": true, "TIX_WEBHOOK_KEYRING": true,
 	"TIX_CURSOR_SECRET_ARN": true, "TIX_WEBHOOK_KEYRING_ARN": true, "TIX_WEBHOOK_KEYRING_IDS": true,
+	// Context publicUrl and tbankApiUrl set these (TixStackProps).
+	"TIX_PUBLIC_URL": true, "TIX_TBANK_API_URL": true,
 	// The emulator endpoints are for the local stack only.
 	"TIX_DYNAMODB_ENDPOINT": true, "TIX_SQS_ENDPOINT": true,
 }
@@ -146,6 +188,8 @@ func CheckSettings(settings map[string]string) error {
 		switch {
 		case !strings.HasPrefix(name, "TIX_") || !known[name]:
 			errs = append(errs, fmt.Sprintf("%s is not a TIX_ variable the functions read (see README, Configuration)", name))
+		case name == "TIX_PUBLIC_URL" || name == "TIX_TBANK_API_URL":
+			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context publicUrl or tbankApiUrl", name))
 		case stackOwned[name]:
 			errs = append(errs, fmt.Sprintf("%s is set by the stack and cannot be overridden", name))
 		}
@@ -154,7 +198,16 @@ func CheckSettings(settings map[string]string) error {
 		sort.Strings(errs)
 		return fmt.Errorf("settings: %s", strings.Join(errs, "; "))
 	}
-	_, err := config.Load(func(name string) string {
+	if _, err := loadSettings(settings); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}
+
+// loadSettings is the configuration the functions load from settings, with
+// placeholders for the secrets (validation only).
+func loadSettings(settings map[string]string) (config.Config, error) {
+	return config.Load(func(name string) string {
 		switch name {
 		case "TIX_CURSOR_SECRET":
 			return "synth-time-placeholder-cursor-secret"
@@ -163,10 +216,6 @@ func CheckSettings(settings map[string]string) error {
 		}
 		return settings[name]
 	})
-	if err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	return nil
 }
 
 // ParseSettings reads the settings context value: a JSON object of strings
@@ -210,6 +259,10 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	if err != nil {
 		return nil, err
 	}
+	live, err := checkPayments(props)
+	if err != nil {
+		return nil, err
+	}
 	b := newBuild(scope, id, props)
 	key, cursorSecret, keyringSecret := newSecrets(b.stack, b.stage, b.prefix, b.prod, b.removal)
 	table := b.table()
@@ -238,6 +291,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	b.consumers(fns, queues)
 	b.sweep(fns["timers"])
 	apiStage := b.api(fns)
+	notificationURL := b.acquirerEnv(fns, apiStage.Api(), live)
 	apiAccessLogs(b.stack, apiStage, b.prefix, b.logRetention, b.removal)
 	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs)
 
@@ -249,6 +303,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	out("CursorSecretArn", "Secrets Manager secret of TIX_CURSOR_SECRET", cursorSecret.Ref())
 	out("WebhookKeyringSecretArn", "Secrets Manager secret of the TIX_WEBHOOK_KEYRING keys", keyringSecret.Ref())
 	out("AlarmTopicArn", "SNS topic of the alarms (subscribe on-call here)", topic.TopicArn())
+	out("PaymentNotificationUrl", "Where T-Bank posts payment notifications (NotificationURL of every live payment)", notificationURL)
 	return b.stack, nil
 }
 

@@ -39,6 +39,10 @@ var (
 	prodEmail    = "oncall@example.com"
 	prodKeyIDs   = []string{"k2", "k1"}
 	prodSettings = map[string]string{"TIX_HOLD_TTL": "10m", "TIX_LOG_LEVEL": "warn"}
+	// prod is served by a custom domain and talks to another bank URL, from
+	// context (dev takes the defaults: the API's own URL, the production bank).
+	prodPublicURL = "https://api.tix.example"
+	prodTBankURL  = "https://bank.example/eacq"
 )
 
 func TestMain(m *testing.M) {
@@ -99,6 +103,7 @@ func synthAll() error {
 		}
 		if stage == ProdStage {
 			props.AlarmEmail, props.WebhookKeyIDs, props.Settings = prodEmail, prodKeyIDs, prodSettings
+			props.PublicURL, props.TBankAPIURL = prodPublicURL+"/", prodTBankURL // the trailing slash is dropped
 		}
 		stack, err := NewTixStack(app, "tix-"+stage, props)
 		if err != nil {
@@ -256,17 +261,18 @@ type obj = map[string]any
 func like(m obj) assertions.Matcher { return assertions.Match_ObjectLike(&m) }
 
 // TestResourceCount: exactly these resources of each type, and no other type
-// (92 in dev, 93 in prod): a resource added or lost is a decision to make here.
+// (94 in dev, 95 in prod): a resource added or lost is a decision to make here.
 func TestResourceCount(t *testing.T) {
 	want := map[string]int{
-		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 4, "AWS::ApiGatewayV2::Route": 12,
+		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 4, "AWS::ApiGatewayV2::Route": 13, // Routes: 12 ANY and $default, POST notifications
 		"AWS::ApiGatewayV2::Stage": 1,
 		"AWS::CloudWatch::Alarm":   17, // 2 API, 6+6 function errors and throttles, 1 table, 2 DLQs
 		"AWS::DynamoDB::Table":     1, "AWS::Events::Rule": 1,
 		"AWS::IAM::Policy": 6, "AWS::IAM::Role": 6, "AWS::KMS::Alias": 1, "AWS::KMS::Key": 1,
 		"AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::Function": 6,
-		"AWS::Lambda::Permission": 13, "AWS::Logs::LogGroup": 7, // 6 functions and the API's access log
-		"AWS::SNS::Topic": 1, "AWS::SNS::TopicPolicy": 1, "AWS::SQS::Queue": 4, "AWS::SQS::QueuePolicy": 4,
+		"AWS::Lambda::Permission": 14, // API Gateway for each of the 13 routes, EventBridge for the sweep
+		"AWS::Logs::LogGroup":     7,  // 6 functions and the API's access log
+		"AWS::SNS::Topic":         1, "AWS::SNS::TopicPolicy": 1, "AWS::SQS::Queue": 4, "AWS::SQS::QueuePolicy": 4,
 		"AWS::SecretsManager::Secret": 2,
 	}
 	for _, stage := range stages {
@@ -736,20 +742,13 @@ func TestHTTPAPI(t *testing.T) {
 			target := flat(p["Target"])
 			got[p["RouteKey"].(string)] = integrationFn[strings.TrimSuffix(strings.TrimPrefix(target, "integrations/${"), "}")]
 		}
-		want := map[string]string{}
-		for path, fn := range Routes {
-			if path == "$default" {
-				want[path] = fn
-			} else {
-				want["ANY "+path] = fn
-			}
-		}
+		want := maps.Clone(Routes)
 		// The route table, written out once more on purpose.
 		design := map[string]string{
 			"ANY /events": "catalog", "ANY /events/{proxy+}": "catalog", "ANY /ping": "catalog",
 			"ANY /health": "catalog", "ANY /openapi.json": "catalog", "$default": "catalog",
 			"ANY /seat-holds": "holds",
-			"ANY /orders":     "orders", "ANY /orders/{proxy+}": "orders",
+			"ANY /orders":     "orders", "ANY /orders/{proxy+}": "orders", "POST /payment-notifications/tbank": "orders",
 			"ANY /webhook-endpoints": "webhooks", "ANY /webhook-deliveries": "webhooks", "ANY /webhook-deliveries/{proxy+}": "webhooks",
 		}
 		if !reflect.DeepEqual(want, design) {
@@ -765,7 +764,7 @@ func TestHTTPAPI(t *testing.T) {
 				"DefaultRouteSettings": obj{"ThrottlingRateLimit": APIRateLimit, "ThrottlingBurstLimit": APIBurstLimit},
 			}))
 		})
-		for _, name := range []string{"ApiBaseUrl", "TableName", "CursorSecretArn", "WebhookKeyringSecretArn", "AlarmTopicArn"} {
+		for _, name := range []string{"ApiBaseUrl", "TableName", "CursorSecretArn", "WebhookKeyringSecretArn", "AlarmTopicArn", "PaymentNotificationUrl"} {
 			holds(t, stage+": output "+name, func() { tm.HasOutput(jsii.String(name), assertions.Match_AnyValue()) })
 		}
 		outputs := templates[stage]["Outputs"].(map[string]any)
