@@ -2,6 +2,7 @@ package inmem
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"tix/internal/ticketing"
@@ -69,6 +70,9 @@ func ticketNumbers(o *ticketing.Order) []string {
 // SaveOrder rewrites an order still in status expect at its version, with
 // markers written and deleted, at once.
 func (s *Store) SaveOrder(_ context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+	if o.Status != expect {
+		return fmt.Errorf("save order %s: status %s, want %s (a save never changes it)", o.ID, o.Status, expect)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, expect, nil) {

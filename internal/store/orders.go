@@ -176,7 +176,9 @@ func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now tim
 		e := newExprs()
 		if l.Seated {
 			var cond string
-			if l.ReservationID == "" {
+			if l.ReservationID == "" || sell {
+				// A reinstated order's holds ended with it: its seats are
+				// taken again only when free, whatever reservation took them.
 				cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
 			} else {
 				// A reservation ends with its hold: the seat is taken only from

@@ -88,6 +88,9 @@ func (s *Store) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
 // SaveOrder rewrites an order still in status expect at its version, with
 // the put markers written and the done ones deleted; one transaction.
 func (s *Store) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+	if o.Status != expect {
+		return fmt.Errorf("save order %s: status %s, want %s (a save never changes it)", o.ID, o.Status, expect)
+	}
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(expect)), e)
 	if err != nil {
