@@ -196,6 +196,8 @@ func testCheckMarkers(t *testing.T, f *fixture) {
 	}
 	f.wantOrder(t, "after a save that would change the status", o.ID, ticketing.OrderCancelled, n.Version)
 	f.wantDue(t, "after a save that would change the status", next, nt)
+	must(t, "save with a marker both put and done", f.st.SaveOrder(f.ctx, &n, ticketing.OrderCancelled, []ticketing.Timer{nt}, []ticketing.Timer{nt, nt}))
+	f.wantDue(t, "a marker both put and done is written", next, nt)
 	done := n
 	done.PaymentCheckAt = nil
 	must(t, "save the check done", f.st.SaveOrder(f.ctx, &done, ticketing.OrderCancelled, nil, []ticketing.Timer{nt}))

@@ -39,7 +39,7 @@ func testReinstateGA(t *testing.T, f *fixture) {
 	at := tm.Due.Add(-time.Minute)
 	r := f.reinstated(o, at)
 	ev := f.outboxEvent(ticketing.EventOrderPaid, r)
-	must(t, "reinstate", f.st.ReinstateOrder(f.ctx, r, e, ev, at, []ticketing.Timer{tm}))
+	must(t, "reinstate", f.st.ReinstateOrder(f.ctx, r, e, ev, at, []ticketing.Timer{tm, tm}))
 	if r.Version != o.Version+1 {
 		t.Fatalf("version after the reinstatement %d, want %d", r.Version, o.Version+1)
 	}
