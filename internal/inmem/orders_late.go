@@ -19,7 +19,7 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 	}
 	for i, l := range o.Lines {
 		if l.Seated {
-			if !s.seatFree(lineSeat(o, l), now) {
+			if !s.reinstatable(o, l, now) {
 				return &ticketing.StockError{Index: i, Seat: true}
 			}
 			continue
@@ -57,6 +57,15 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 	}
 	o.Version++
 	return nil
+}
+
+// reinstatable: a reinstated order takes a seat when free, or still reserved
+// by the order itself (as the DynamoDB store, whose release after a
+// cancellation is best-effort).
+func (s *Store) reinstatable(o *ticketing.Order, l ticketing.OrderLine, now time.Time) bool {
+	k := lineSeat(o, l)
+	r, ok := s.seats[k]
+	return s.seatFree(k, now) || (ok && r.order == o.ID && r.state == ticketing.SeatReserved)
 }
 
 func ticketNumbers(o *ticketing.Order) []string {

@@ -141,8 +141,10 @@ type OrderStore interface {
 	CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error
 	// ReinstateOrder moves a cancelled order whose payment arrived late to
 	// paid, taking its stock again (tier counters within capacity, seats only
-	// if free; a *StockError otherwise), with its ticket numbers, the outbox
-	// event, and the markers in done deleted, in one transaction.
+	// if free or still reserved by o itself, whatever reservation its lines
+	// name; a *StockError otherwise) straight to sold, with its ticket
+	// numbers, the outbox event, and the markers in done deleted, in one
+	// transaction.
 	ReinstateOrder(ctx context.Context, o *Order, e *Event, ev *OrderEvent, now time.Time, done []Timer) error
 	// SaveOrder rewrites an order still in status expect (and at o's Version)
 	// with the markers in put written and those in done deleted (a marker in
