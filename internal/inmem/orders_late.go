@@ -2,6 +2,7 @@ package inmem
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"tix/internal/ticketing"
@@ -18,7 +19,7 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 	}
 	for i, l := range o.Lines {
 		if l.Seated {
-			if !s.seatFree(lineSeat(o, l), now) {
+			if !s.reinstatable(o, l, now) {
 				return &ticketing.StockError{Index: i, Seat: true}
 			}
 			continue
@@ -58,6 +59,15 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 	return nil
 }
 
+// reinstatable: a reinstated order takes a seat when free, or still reserved
+// by the order itself (as the DynamoDB store, whose release after a
+// cancellation is best-effort).
+func (s *Store) reinstatable(o *ticketing.Order, l ticketing.OrderLine, now time.Time) bool {
+	k := lineSeat(o, l)
+	r, ok := s.seats[k]
+	return s.seatFree(k, now) || (ok && r.order == o.ID && r.state == ticketing.SeatReserved)
+}
+
 func ticketNumbers(o *ticketing.Order) []string {
 	out := make([]string, 0, len(o.Tickets))
 	for _, t := range o.Tickets {
@@ -69,6 +79,9 @@ func ticketNumbers(o *ticketing.Order) []string {
 // SaveOrder rewrites an order still in status expect at its version, with
 // markers written and deleted, at once.
 func (s *Store) SaveOrder(_ context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+	if o.Status != expect {
+		return fmt.Errorf("save order %s: status %s, want %s (a save never changes it)", o.ID, o.Status, expect)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, expect, nil) {

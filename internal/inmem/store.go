@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // Store holds every sales item in maps under one mutex; each method is one
@@ -171,6 +172,18 @@ func (s *Store) PromoUses(_ context.Context, eventID string, env ticketing.Envir
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.promoUses[tierKey{eventID, string(env), "", code}], nil
+}
+
+// GetOrderEvent reads an outbox event, as the DynamoDB store does
+// (webhook.ErrNotFound when absent); nothing here dispatches events.
+func (s *Store) GetOrderEvent(_ context.Context, id string) (*ticketing.OrderEvent, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev, ok := s.outbox[id]
+	if !ok {
+		return nil, false, webhook.ErrNotFound
+	}
+	return &ev, false, nil
 }
 
 // OrderEvents returns the outbox events written so far, oldest first.

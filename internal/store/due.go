@@ -27,8 +27,12 @@ const timerShards = 8
 func dueKey(t ticketing.Timer) map[string]types.AttributeValue {
 	h := fnv.New32a()
 	h.Write([]byte(t.OrderID))
-	return keyOf("DUE#"+strconv.Itoa(int(h.Sum32()%timerShards)), orderSortKey(t.Due, t.OrderID)+"#"+t.Kind)
+	return keyOf("DUE#"+strconv.Itoa(int(h.Sum32()%timerShards)), dueID(t))
 }
+
+// dueID is a marker's sort key, which alone tells markers apart (the
+// partition follows from the order id in it).
+func dueID(t ticketing.Timer) string { return orderSortKey(t.Due, t.OrderID) + "#" + t.Kind }
 
 func duePut(s *Store, t ticketing.Timer) types.TransactWriteItem {
 	item := dueKey(t)

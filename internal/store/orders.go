@@ -175,18 +175,7 @@ func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now tim
 	for i, l := range o.Lines {
 		e := newExprs()
 		if l.Seated {
-			var cond string
-			if l.ReservationID == "" {
-				cond = "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
-			} else {
-				// A reservation ends with its hold: the seat is taken only from
-				// the live hold of this reservation. Released (item deleted),
-				// used by an order (reserved, sold, or deleted when that order
-				// was cancelled), expired, or re-held by someone else: refused.
-				// ReleaseSeat deletes under the same condition, so a release and
-				// an order of one reservation cannot both succeed.
-				cond = e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
-			}
+			cond := seatTakeCond(e, o, l, now, sell)
 			set := "SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("st") + " = "
 			if sell {
 				set += e.s(seatSold) + " REMOVE " + e.n("u") + ", " + e.n("ttl") + ", " + e.n("r")
@@ -213,6 +202,30 @@ func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now tim
 		}})
 	}
 	return items, nil
+}
+
+// seatTakeCond is the condition a line takes its seat under: from its live
+// reservation, else a free seat; sell (a reinstated order) takes it free.
+func seatTakeCond(e *exprs, o *ticketing.Order, l ticketing.OrderLine, now time.Time, sell bool) string {
+	switch {
+	case sell:
+		// A reinstated order's holds ended with it: its seats are
+		// taken again when free, whatever reservation its line names,
+		// or still reserved by this (cancelled) order, whose release
+		// after CancelOrder is best-effort.
+		return "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ") OR (" +
+			e.n("o") + " = " + e.s(o.ID) + " AND " + e.n("st") + " = " + e.s(seatReserved) + ")"
+	case l.ReservationID == "":
+		return "attribute_not_exists(PK) OR (" + e.n("st") + " <> " + e.s(seatSold) + " AND " + e.n("u") + " <= " + e.ms(now) + ")"
+	default:
+		// A reservation ends with its hold: the seat is taken only from
+		// the live hold of this reservation. Released (item deleted),
+		// used by an order (reserved, sold, or deleted when that order
+		// was cancelled), expired, or re-held by someone else: refused.
+		// ReleaseSeat deletes under the same condition, so a release and
+		// an order of one reservation cannot both succeed.
+		return e.n("r") + " = " + e.s(l.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) + " AND " + e.n("u") + " > " + e.ms(now)
+	}
 }
 
 // promoTake counts one use of a promo code with max_uses, under its limit.

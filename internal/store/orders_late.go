@@ -43,9 +43,7 @@ func (s *Store) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *tick
 		return err
 	}
 	items = append(items, out)
-	for _, t := range done {
-		items = append(items, dueDelete(s, t))
-	}
+	items = append(items, s.markerItems(nil, done)...)
 	err = s.transact(ctx, "ReinstateOrder", items)
 	if err == nil {
 		o.Version++
@@ -88,18 +86,15 @@ func (s *Store) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
 // SaveOrder rewrites an order still in status expect at its version, with
 // the put markers written and the done ones deleted; one transaction.
 func (s *Store) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+	if o.Status != expect {
+		return fmt.Errorf("save order %s: status %s, want %s (a save never changes it)", o.ID, o.Status, expect)
+	}
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(expect)), e)
 	if err != nil {
 		return err
 	}
-	items := []types.TransactWriteItem{{Update: upd}}
-	for _, t := range done {
-		items = append(items, dueDelete(s, t))
-	}
-	for _, t := range put {
-		items = append(items, duePut(s, t))
-	}
+	items := append([]types.TransactWriteItem{{Update: upd}}, s.markerItems(put, done)...)
 	err = s.transact(ctx, "SaveOrder", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged
@@ -109,4 +104,25 @@ func (s *Store) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticket
 	}
 	o.Version++
 	return nil
+}
+
+// markerItems writes the put markers and deletes the done ones, each item
+// once (a transaction may not touch an item twice): a marker in both is
+// written, as if deleted and then put.
+func (s *Store) markerItems(put, done []ticketing.Timer) []types.TransactWriteItem {
+	seen := map[string]bool{}
+	var items []types.TransactWriteItem
+	for _, list := range []struct {
+		ts  []ticketing.Timer
+		add func(*Store, ticketing.Timer) types.TransactWriteItem
+	}{{put, duePut}, {done, dueDelete}} {
+		for _, t := range list.ts {
+			k := dueID(t)
+			if !seen[k] {
+				seen[k] = true
+				items = append(items, list.add(s, t))
+			}
+		}
+	}
+	return items
 }

@@ -141,12 +141,15 @@ type OrderStore interface {
 	CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error
 	// ReinstateOrder moves a cancelled order whose payment arrived late to
 	// paid, taking its stock again (tier counters within capacity, seats only
-	// if free; a *StockError otherwise), with its ticket numbers, the outbox
-	// event, and the markers in done deleted, in one transaction.
+	// if free or still reserved by o itself, whatever reservation its lines
+	// name; a *StockError otherwise) straight to sold, with its ticket
+	// numbers, the outbox event, and the markers in done deleted, in one
+	// transaction.
 	ReinstateOrder(ctx context.Context, o *Order, e *Event, ev *OrderEvent, now time.Time, done []Timer) error
 	// SaveOrder rewrites an order still in status expect (and at o's Version)
-	// with the markers in put written and those in done deleted, in one
-	// transaction: reconciliation's bookkeeping, never a change of status.
+	// with the markers in put written and those in done deleted (a marker in
+	// both is written), in one transaction: reconciliation's bookkeeping,
+	// never a change of status (o.Status other than expect is refused).
 	SaveOrder(ctx context.Context, o *Order, expect OrderStatus, put, done []Timer) error
 	// StartRefund records a pending refund on a paid order without one, with
 	// the marker of its SettleTimer when it has one, in one transaction.

@@ -14,10 +14,12 @@ import (
 	"tix/internal/ticketing"
 )
 
-// Store is what the suite drives: the sales ports plus a way to seed events.
+// Store is what the suite drives: the sales ports plus a way to seed events
+// and to read the outbox events order changes write.
 type Store interface {
 	ticketing.SalesStore
 	PutEvent(ctx context.Context, e *ticketing.Event) error
+	GetOrderEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
 }
 
 // Fixture names of the seeded event.
@@ -52,6 +54,13 @@ func RunSalesStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"PromoCodeUsesAreCounted", testPromoUses},
 		{"ClientCapLimitsPendingOrders", testClientCap},
 		{"DueTimersFollowTheOrder", testDueTimers},
+		{"ConfirmOverdueWhenTheAcquirerConfirmed", testConfirmOverdue},
+		{"ConfirmOverdueOnlyWhileTheSeatsAreTheOrders", testConfirmOverdueSeats},
+		{"CancelAndSaveOrderMoveCheckMarkers", testCheckMarkers},
+		{"ReinstateTakesGeneralAdmissionAgain", testReinstateGA},
+		{"ReinstateRefusedWritesNothing", testReinstateRefused},
+		{"ReinstateSeatsOnlyWhenFree", testReinstateSeats},
+		{"ReinstateRefusedForASoldSeat", testReinstateSoldSeat},
 		{"FixedWindowBudgets", testBudgets},
 		{"ListOrdersNewestFirst", testListOrders},
 	}

@@ -1,0 +1,25 @@
+package store
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+)
+
+// PutStaleReservation writes back the seat item of o's seated line i as o
+// reserved it: what a cancelled order leaves when the best-effort release
+// after CancelOrder did not happen (a crash between the two).
+func (s *Store) PutStaleReservation(ctx context.Context, o *ticketing.Order, i int) error {
+	l := o.Lines[i]
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: map[string]types.AttributeValue{
+		"PK": str(stockPK(o.EventID, string(o.Environment))), "SK": str(stockSeatSK(occKey(o), l.Seat.SeatID)),
+		"t": str(l.TierID), "o": str(o.ID), "st": str(seatReserved),
+		"u": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)), "ttl": ttlOf(o.ExpiresAt),
+	}})
+	return err
+}
