@@ -147,6 +147,7 @@ func (s *Sales) reinstate(ctx context.Context, o *Order, u PaymentUpdate) error 
 			CancelledAt: o.CancelledAt, CancelReason: o.CancelReason}
 		n.Status, n.PaidAt, n.CancelledAt, n.CancelReason, n.PaymentCheckAt = OrderPaid, &now, nil, "", nil
 		n.TicketNumber, n.Tickets = issueTickets(o)
+		n.Lines = append([]OrderLine(nil), o.Lines...) // a copy: o stays as read should this fail
 		for i := range n.Lines {
 			n.Lines[i].ReservationID, n.Lines[i].HoldID = "", "" // the holds ended with the order
 		}
