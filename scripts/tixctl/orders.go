@@ -114,8 +114,8 @@ func ordersShow(ctx context.Context, a *app, args []string) error {
 
 func (v orderView) print(w io.Writer) {
 	fmt.Fprintf(w, "order:     %s (%s, organizer %s)\nstatus:    %s\n", v.ID, v.Environment, v.OrganizerID, v.Status)
-	fmt.Fprintf(w, "event:     %s (%s)\ntotal:     %d %s for %d ticket(s), buyer %s\n", v.EventTitle, v.EventID,
-		v.TotalPrice, v.Currency, v.Quantity, v.BuyerEmail)
+	fmt.Fprintf(w, "event:     %s (%s)\ntotal:     %s for %d ticket(s), buyer %s\n", v.EventTitle, v.EventID,
+		money(v.TotalPrice, v.Currency), v.Quantity, v.BuyerEmail)
 	fmt.Fprintf(w, "created:   %s, expires %s\npaid:      %s\n", formatTime(&v.CreatedAt), formatTime(&v.ExpiresAt), formatTime(v.PaidAt))
 	if v.CancelledAt != nil {
 		reason := "-"
@@ -129,10 +129,15 @@ func (v orderView) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "tickets:   %d\n", v.Tickets)
 	if r := v.Refund; r != nil {
-		fmt.Fprintf(w, "refund:    %s %s, %d %s, completed %s\n", r.ID, r.Status, r.Amount, v.Currency, formatTime(r.CompletedAt))
+		fmt.Fprintf(w, "refund:    %s %s, %s, completed %s\n", r.ID, r.Status, money(r.Amount, v.Currency), formatTime(r.CompletedAt))
 	}
 	if lp := v.LatePayment; lp != nil {
 		fmt.Fprintf(w, "late payment: %s of payment %s (detected %s; the order had been cancelled %s, %s; refunded %s)\n",
 			lp.Outcome, lp.PaymentID, formatTime(&lp.DetectedAt), formatTime(lp.CancelledAt), lp.CancelReason, formatTime(lp.RefundedAt))
 	}
+}
+
+// money is an amount in minor units as people read it: "2500.00 RUB".
+func money(minor int64, currency string) string {
+	return fmt.Sprintf("%d.%02d %s", minor/100, minor%100, currency)
 }
