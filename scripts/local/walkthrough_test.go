@@ -72,8 +72,10 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := localWalkthrough(t, string(readme))
+	liveKey := regexp.MustCompile(`sk_live_[A-Za-z0-9]+`).FindString(welcome)
 	for _, sub := range [][2]string{{"KEY=sk_test_...", "KEY=" + keys[0]}, {"PK=pk_test_...", "PK=" + keys[1]},
-		{"BASE=http://127.0.0.1:8080/v1", "BASE=" + base}} {
+		{"BASE=http://127.0.0.1:8080/v1", "BASE=" + base}, {"LIVE_KEY=sk_live_...", "LIVE_KEY=" + liveKey},
+		{"SIM=http://127.0.0.1:8089", "SIM=http://" + simAddr}} {
 		if !strings.Contains(script, sub[0]) {
 			t.Fatalf("the README's walkthrough no longer sets %q", sub[0])
 		}
