@@ -123,7 +123,7 @@ func checkReceiptFlags(taxation, vat string, optional bool) error {
 
 // readPassword reads the terminal password from the file or stdin, trimmed.
 func (a *app) readPassword(f connectFlags) (string, error) {
-	var r io.Reader = a.stdin
+	r := a.stdin
 	from := "stdin"
 	if f.passwordFile != "" {
 		file, err := os.Open(f.passwordFile)
