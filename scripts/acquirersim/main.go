@@ -31,7 +31,12 @@ import (
 
 func main() {
 	addr := flag.String("addr", envOr("TIX_ACQUIRER_SIM_ADDR", "127.0.0.1:8089"), "listen address")
-	refundAfter := flag.Duration("refund-after", 2*time.Second, "how long an SBP refund stays ASYNC_REFUNDING")
+	defRefund, err := refundAfterFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acquirersim:", err)
+		os.Exit(2)
+	}
+	refundAfter := flag.Duration("refund-after", defRefund, "how long an SBP refund stays ASYNC_REFUNDING (default TIX_ACQUIRER_SIM_REFUND_AFTER or 2s)")
 	flag.Usage = func() { fmt.Fprintln(os.Stderr, usage) }
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -94,6 +99,17 @@ func run(ctx context.Context, addr string, t terminal, opts tbanksim.Options, re
 		defer cancel()
 		return srv.Shutdown(shutdown)
 	}
+}
+
+// refundAfterFromEnv is TIX_ACQUIRER_SIM_REFUND_AFTER (2s), the default of
+// -refund-after, as make run's simulator reads it.
+func refundAfterFromEnv() (time.Duration, error) {
+	v := envOr("TIX_ACQUIRER_SIM_REFUND_AFTER", "2s")
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("TIX_ACQUIRER_SIM_REFUND_AFTER=%q: must be a positive duration such as 2s", v)
+	}
+	return d, nil
 }
 
 func envOr(k, def string) string {

@@ -99,3 +99,18 @@ func TestCommand_PaysAndSwitchesFaultsOnARunningSimulator(t *testing.T) {
 		t.Errorf("unknown command: err = %v, want the usage", err)
 	}
 }
+
+func TestRefundAfterFromEnv(t *testing.T) {
+	t.Setenv("TIX_ACQUIRER_SIM_REFUND_AFTER", "")
+	if d, err := refundAfterFromEnv(); d != 2*time.Second || err != nil {
+		t.Errorf("default: %v, %v; want 2s", d, err)
+	}
+	t.Setenv("TIX_ACQUIRER_SIM_REFUND_AFTER", "300ms")
+	if d, err := refundAfterFromEnv(); d != 300*time.Millisecond || err != nil {
+		t.Errorf("300ms: %v, %v", d, err)
+	}
+	t.Setenv("TIX_ACQUIRER_SIM_REFUND_AFTER", "-1s")
+	if _, err := refundAfterFromEnv(); err == nil || !strings.Contains(err.Error(), "TIX_ACQUIRER_SIM_REFUND_AFTER") {
+		t.Errorf("-1s: %v; want an error naming the variable", err)
+	}
+}

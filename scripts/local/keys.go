@@ -33,16 +33,25 @@ type demoKeySpec struct {
 	label   string
 	org     string
 	typ     auth.KeyType
+	env     ticketing.Environment
 	origins []string
 }
 
+// liveKeyLabel labels the demo organizer's live key: its orders are paid at
+// the local T-Bank simulator.
+const liveKeyLabel = "sk_live (SIMULATED bank: the local T-Bank simulator; no real money)"
+
 var demoKeySpecs = []demoKeySpec{
-	{label: "sk_test (every scope)", org: demo.OrganizerID, typ: auth.Secret},
-	{label: "pk_test (origin http://localhost:3000)", org: demo.OrganizerID, typ: auth.Publishable, origins: []string{"http://localhost:3000"}},
-	{label: "sk_test of the other organizer", org: demo.OtherOrganizerID, typ: auth.Secret},
+	{label: "sk_test (every scope)", org: demo.OrganizerID, typ: auth.Secret, env: ticketing.EnvTest},
+	{label: "pk_test (origin http://localhost:3000)", org: demo.OrganizerID, typ: auth.Publishable, env: ticketing.EnvTest, origins: []string{"http://localhost:3000"}},
+	{label: "sk_test of the other organizer", org: demo.OtherOrganizerID, typ: auth.Secret, env: ticketing.EnvTest},
+	{label: liveKeyLabel, org: demo.OrganizerID, typ: auth.Secret, env: ticketing.EnvLive},
 }
 
-func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any) ([]demoKey, error) {
+// ensureDemoKeys creates the demo keys that do not exist yet (the live one
+// only when live: the demo organizer is connected to the simulator) and
+// returns them, remembered in dataDir.
+func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, live bool) ([]demoKey, error) {
 	path := filepath.Join(dataDir, "demo-keys.json")
 	var saved []demoKey
 	if b, err := os.ReadFile(path); err == nil {
@@ -50,7 +59,7 @@ func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	live := map[string]bool{} // key ids that exist and are usable
+	usable := map[string]bool{} // key ids that exist and are usable
 	for _, org := range []string{demo.OrganizerID, demo.OtherOrganizerID} {
 		ks, err := st.ListKeys(ctx, org)
 		if err != nil {
@@ -58,21 +67,24 @@ func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, _ any)
 		}
 		for _, k := range ks {
 			if k.Usable(time.Now()) {
-				live[k.ID] = true
+				usable[k.ID] = true
 			}
 		}
 	}
 	var out []demoKey
 	changed := false
 	for _, spec := range demoKeySpecs {
-		i := slices.IndexFunc(saved, func(k demoKey) bool { return k.Label == spec.label && live[k.ID] })
+		if spec.env == ticketing.EnvLive && !live {
+			continue
+		}
+		i := slices.IndexFunc(saved, func(k demoKey) bool { return k.Label == spec.label && usable[k.ID] })
 		if i >= 0 {
 			out = append(out, saved[i])
 			continue
 		}
-		secret := auth.NewSecret(spec.typ, ticketing.EnvTest)
+		secret := auth.NewSecret(spec.typ, spec.env)
 		k := auth.Key{
-			ID: auth.NewKeyID(), OrganizerID: spec.org, Type: spec.typ, Environment: ticketing.EnvTest,
+			ID: auth.NewKeyID(), OrganizerID: spec.org, Type: spec.typ, Environment: spec.env,
 			Name: "demo " + spec.label, Scopes: auth.DefaultScopes(spec.typ), AllowedOrigins: spec.origins,
 			Last4: secret[len(secret)-4:], CreatedAt: time.Now().UTC(),
 		}
@@ -104,7 +116,7 @@ const jsonID = `python3 -c 'import sys,json;print(json.load(sys.stdin)["id"])'`
 // bash or zsh, in order: every curl line names the key and the base URL, and
 // the tixctl lines carry the settings (endpoint, table, region) they need to
 // reach this stack's table when those are not tixctl's defaults.
-func printWelcome(cfg config.Config, addr string, keys []demoKey) {
+func printWelcome(cfg config.Config, addr string, keys []demoKey, sim *simulator) {
 	base := "http://" + addr + "/v1"
 	tixctl := tixctlEnv(cfg) + "go run ./scripts/tixctl"
 	var b strings.Builder
@@ -127,6 +139,7 @@ func printWelcome(cfg config.Config, addr string, keys []demoKey) {
 	fmt.Fprintf(&b, "  WE=$(%s --json webhooks create --organizer %s --env test --url http://127.0.0.1:9000/hooks | %s)\n", tixctl, demo.OrganizerID, jsonID)
 	fmt.Fprintf(&b, "  %s webhooks verify $WE\n", tixctl)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/webhook-deliveries\n", sk, base)
+	printLive(&b, tixctl, base, keys, sim)
 	fmt.Fprintf(&b, "\nOperator CLI: %s --help\n", tixctl)
 	fmt.Print(b.String())
 }

@@ -47,7 +47,7 @@ func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) 
 
 // prepare creates the table and queues when absent, seeds the demo catalog
 // once, and returns the demo keys.
-func prepare(ctx context.Context, a *app.App) ([]demoKey, error) {
+func prepare(ctx context.Context, a *app.App, sim *simulator) ([]demoKey, error) {
 	cfg := a.Config
 	step("Creating table %s if absent (DynamoDB Local at %s)", cfg.Table, cfg.DynamoDBEndpoint)
 	created, err := a.Store.EnsureTable(ctx)
@@ -62,11 +62,16 @@ func prepare(ctx context.Context, a *app.App) ([]demoKey, error) {
 		return nil, fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
 	}
 	step("Seeding the demo catalog (once)")
-	seeded, err := demo.Seed(ctx, a.Store, time.Now().UTC())
+	_, err = demo.Seed(ctx, a.Store, time.Now().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
-	keys, err := ensureDemoKeys(ctx, a.Store, getenv("TIX_DATA_DIR"), seeded)
+	if sim != nil {
+		if err := connectDemo(ctx, a, sim); err != nil {
+			return nil, err
+		}
+	}
+	keys, err := ensureDemoKeys(ctx, a.Store, getenv("TIX_DATA_DIR"), sim != nil)
 	if err != nil {
 		return nil, fmt.Errorf("demo keys: %w", err)
 	}
@@ -123,6 +128,7 @@ func main() {
 }
 
 func run() error {
+	deriveDefaults()
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return err
@@ -130,13 +136,22 @@ func run() error {
 	app.Logger(cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	sim, err := startSimulator(cfg.Payments.TBankURL)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		sim.stop(shutdown)
+	}()
 
 	a, err := app.New(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
-	keys, err := prepare(ctx, a)
+	keys, err := prepare(ctx, a, sim)
 	if err != nil {
 		return err
 	}
@@ -151,7 +166,7 @@ func run() error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(envelopeListener{ln}) }()
 	startWorkers(ctx, a)
-	printWelcome(cfg, addr, keys)
+	printWelcome(cfg, addr, keys, sim)
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -36,14 +36,17 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	build(t, root, filepath.Join(bin, "tix-local"), "./scripts/local")
 	build(t, root, filepath.Join(bin, "tixctl"), "./scripts/tixctl")
 
-	table, addr := testenv.UniqueName("tix-walk"), freeAddr(t)
-	env := append(os.Environ(), "TIX_TABLE="+table, "TIX_ADDR="+addr, "TIX_DATA_DIR="+t.TempDir(),
+	table, addr, simAddr := testenv.UniqueName("tix-walk"), freeAddr(t), freeAddr(t)
+	env := append(os.Environ(), "TIX_TABLE="+table, "TIX_ADDR="+addr, "TIX_DATA_DIR="+t.TempDir(), "TIX_ACQUIRER_SIM_ADDR="+simAddr,
 		"TIX_DYNAMODB_ENDPOINT="+testenv.DynamoEndpoint(t), "TIX_SQS_ENDPOINT="+testenv.SQSEndpoint(t),
 		"TIX_QUEUE_PREFIX="+testenv.UniqueName("tix-walk"), "TIX_LOG_LEVEL=warn")
 	out := startRunner(t, root, filepath.Join(bin, "tix-local"), env, table)
 	welcome := out[strings.Index(out, "tix is running on"):]
 	if !strings.Contains(welcome, "TIX_TABLE="+table+" go run ./scripts/tixctl") {
 		t.Fatalf("the printed tixctl lines do not name the table %s:\n%s", table, welcome)
+	}
+	if !strings.Contains(welcome, "acquirer-sim pay $LIVE --url http://"+simAddr+"\n") || !regexp.MustCompile(`SIMULATED bank.*: sk_live_`).MatchString(welcome) {
+		t.Fatalf("the live walkthrough does not pay at the simulator on %s, or its sk_live key is not labelled as simulated:\n%s", simAddr, welcome)
 	}
 
 	// The receiver of the printed webhook lines answers with the body it got,
@@ -53,7 +56,11 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	}))
 	defer rc.Close()
 	printed := strings.ReplaceAll(commands(welcome), "http://127.0.0.1:9000/hooks", rc.URL+"/hooks")
-	runShell(t, root, bin, env, "make run's commands", printed)
+	done := runShell(t, root, bin, env, "make run's commands", printed)
+	// The live order went through the simulator: paid, then refunded by the bank.
+	if !strings.Contains(done, "status:    refunded") || !regexp.MustCompile(`refund:    rfd_\w+ completed`).MatchString(done) {
+		t.Errorf("the live walkthrough did not end with the order refunded by the bank:\n%s", done)
+	}
 
 	keys := regexp.MustCompile(`(sk|pk)_test_[A-Za-z0-9]+`).FindAllString(welcome, 2)
 	if len(keys) != 2 || !strings.HasPrefix(keys[0], "sk_") || !strings.HasPrefix(keys[1], "pk_") {
@@ -65,8 +72,10 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := localWalkthrough(t, string(readme))
+	liveKey := regexp.MustCompile(`sk_live_[A-Za-z0-9]+`).FindString(welcome)
 	for _, sub := range [][2]string{{"KEY=sk_test_...", "KEY=" + keys[0]}, {"PK=pk_test_...", "PK=" + keys[1]},
-		{"BASE=http://127.0.0.1:8080/v1", "BASE=" + base}} {
+		{"BASE=http://127.0.0.1:8080/v1", "BASE=" + base}, {"LIVE_KEY=sk_live_...", "LIVE_KEY=" + liveKey},
+		{"SIM=http://127.0.0.1:8089", "SIM=http://" + simAddr}} {
 		if !strings.Contains(script, sub[0]) {
 			t.Fatalf("the README's walkthrough no longer sets %q", sub[0])
 		}
@@ -155,7 +164,7 @@ func commands(welcome string) string {
 	for _, l := range strings.Split(welcome, "\n") {
 		trimmed := strings.TrimSpace(l)
 		isCmd := strings.HasPrefix(l, "  ") && (strings.HasPrefix(trimmed, "curl ") || strings.Contains(trimmed, "=$(") ||
-			strings.Contains(trimmed, "go run ./scripts/tixctl"))
+			strings.Contains(trimmed, "go run ./scripts/tixctl") || strings.HasPrefix(trimmed, "for "))
 		if isCmd || cont {
 			b.WriteString(trimmed + "\n")
 		}
@@ -207,7 +216,8 @@ go() {
 }
 `
 
-func runShell(t *testing.T, root, bin string, env []string, what, script string) {
+// runShell runs script with bash and returns its output.
+func runShell(t *testing.T, root, bin string, env []string, what, script string) string {
 	t.Helper()
 	if strings.Count(script, "curl ") < 3 {
 		t.Fatalf("%s: too few curl lines:\n%s", what, script)
@@ -230,6 +240,7 @@ func runShell(t *testing.T, root, bin string, env []string, what, script string)
 		}
 		t.Fatalf("%s failed (%v):\n--- script\n%s\n--- output (its end)\n%s", what, err, script, o)
 	}
+	return out.String()
 }
 
 // waitDelivered waits up to 30 s for a delivered webhook delivery (the

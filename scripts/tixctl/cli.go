@@ -115,9 +115,9 @@ func usageText() string {
 	var b strings.Builder
 	b.WriteString("usage: tixctl [--json] [--table NAME] [--region REGION] [--endpoint URL|aws] COMMAND\n\ncommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-18s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-28s %s\n", c.name, c.summary)
 		if c.args != "" {
-			fmt.Fprintf(&b, "  %-18s   %s\n", "", c.args)
+			fmt.Fprintf(&b, "  %-28s   %s\n", "", c.args)
 		}
 	}
 	b.WriteString("\nDefaults: table tix, region us-east-1, endpoint http://127.0.0.1:8000 (DynamoDB Local);\n" +
