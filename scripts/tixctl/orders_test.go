@@ -47,9 +47,14 @@ func TestOrdersShow_LatePaymentAndRefund(t *testing.T) {
 	// Cancelled at expiry, then the money arrived: refunded automatically.
 	cancelled, refunded := now.Add(-40*time.Minute), now.Add(-time.Minute)
 	o.Status, o.CancelledAt, o.CancelReason = ticketing.OrderCancelled, &cancelled, "expired"
+	cancelEvent := &ticketing.OrderEvent{ID: "evt_cliShowCancelled0000001", Type: ticketing.EventOrderCancelled,
+		OrganizerID: o.OrganizerID, Environment: o.Environment, CreatedAt: now, Order: o.Webhook()}
+	if err := st.CancelOrder(ctx, o, cancelEvent, now, false); err != nil {
+		t.Fatal(err)
+	}
 	o.LatePayment = &ticketing.LatePayment{PaymentID: "7000000001", Outcome: ticketing.LateRefunded,
 		DetectedAt: now.Add(-30 * time.Minute), CancelledAt: &cancelled, CancelReason: "expired", RefundedAt: &refunded}
-	if err := st.SaveOrder(ctx, o, ticketing.OrderPending, nil, nil); err != nil {
+	if err := st.SaveOrder(ctx, o, ticketing.OrderCancelled, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	c.json(0, &got, "orders", "show", "ord_cliShow1")
