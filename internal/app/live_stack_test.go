@@ -57,7 +57,7 @@ func newLiveStack(t *testing.T, o liveOptions) *liveStack {
 		HoldFor: 300 * time.Millisecond, Sweep: 100 * time.Millisecond})
 	simSrv := httptest.NewServer(sim)
 	t.Cleanup(func() { simSrv.Close(); sim.Close() })
-	var handler http.Handler = http.NotFoundHandler()
+	handler := http.NotFoundHandler()
 	var mu sync.RWMutex
 	apiSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.RLock()
