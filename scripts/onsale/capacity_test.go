@@ -144,6 +144,11 @@ func TestSplitAndCeiling(t *testing.T) {
 		order.Usage[p] = Units{W: 40}
 		order.Spans[p] = Span{t0.Add(time.Duration(i) * 2 * time.Second), t0.Add(time.Duration(i)*2*time.Second + time.Second)}
 	}
+	for i := range 40 { // many shards, each used now and then throughout the phase
+		p := Partition{Key: "OUTBOX#" + string(rune('A'+i))}
+		order.Usage[p] = Units{W: 10}
+		order.Spans[p] = Span{t0.Add(time.Duration(i%3) * time.Second), t0.Add(time.Duration(7+i%3) * time.Second)}
+	}
 	order.Usage[Partition{Key: "EVT#evt_x"}] = Units{W: 0}
 	read := Phase{Name: "read", Ops: 1000, Usage: map[Partition]Units{{Key: "EVT#evt_x"}: {R: 500}, {Key: "KEY#k"}: {W: 250}}}
 	hot, spread := Split([]Phase{order, read})
@@ -154,8 +159,8 @@ func TestSplitAndCeiling(t *testing.T) {
 	for _, l := range hot {
 		per[l.Partition.String()] = l.PerOp["order"]
 	}
-	if len(hot) != 7 || per["STK#evt_x#0"].W != 0.5 || per["WRL#*#{n} (rolling)"].W != 2 {
-		t.Errorf("hot %v: want 4 shards at 0.5 WCU/order, the rolling window at 2, EVT and KEY", per)
+	if len(hot) != 47 || per["STK#evt_x#0"].W != 0.5 || per["WRL#*#{n} (rolling)"].W != 2 || per["OUTBOX#A"].W != 0.1 {
+		t.Errorf("hot %v: want 4 shards at 0.5 WCU/order, the rolling window at 2, 40 outbox shards at 0.1, EVT and KEY", per)
 	}
 	n, at := Ceiling(hot, "order")
 	if n != 500 || at == nil || at.Partition.Key != "WRL#*#{n} (rolling)" {

@@ -2,9 +2,9 @@
 // limits. It drives a short real on-sale on the local stack through the
 // HTTP API (the real router and middleware on a loopback port): buyers, each
 // from its own loopback address, read the event's availability with the
-// storefront's pk_ key, create an order of one general-admission tier and
-// pay it (simulate-payment); the deliveries consumer issues the order.paid
-// webhooks to a local receiver. Every DynamoDB request passes a metering
+// storefront's pk_ key, hold a seat of a seated event, create an order of
+// one general-admission tier and pay it (simulate-payment); the deliveries
+// consumer issues the order.paid webhooks to a local receiver. Every DynamoDB request passes a metering
 // proxy (capacity.go) that asks for its consumed capacity and adds it up by
 // partition key. The model (model.go) scales each hot partition's units per
 // order and per read to the chosen rates, prints them against the limits of
@@ -38,11 +38,15 @@ const (
 func main() {
 	orders := flag.Int("orders", 300, "orders created and paid in the measured on-sale")
 	reads := flag.Int("reads", 1000, "availability reads in the measured on-sale")
+	holds := flag.Int("holds", 200, "seat holds (one seat each, on a seated event) in the measured on-sale")
 	conc := flag.Int("concurrency", 16, "buyers at once")
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
+	holdRate := flag.Float64("hold-rate", 0, "seat holds/s of the modelled on-sale (on another, seated event)")
 	flag.Parse()
-	n, m, err := run(*orders, *reads, *conc, *orderRate, *readRate)
+	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds}
+	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate}
+	n, m, err := run(counts, rates, *conc)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "onsale:", err)
 		os.Exit(2)
@@ -60,7 +64,8 @@ func envOr(k, def string) string {
 	return def
 }
 
-func run(orders, reads, conc int, orderRate, readRate float64) (int, int, error) {
+func run(counts map[string]int, rates map[string]float64, conc int) (int, int, error) {
+	orders, reads, holds := counts[phaseOrder], counts[phaseRead], counts[phaseHold]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	schema := Schema{PK: store.Table.PartitionKey, SK: store.Table.SortKey, Indexes: map[string]string{}}
@@ -72,7 +77,7 @@ func run(orders, reads, conc int, orderRate, readRate float64) (int, int, error)
 		return 0, 0, err
 	}
 	defer closeProxy()
-	s, err := newSale(ctx, proxyURL, orders+10)
+	s, err := newSale(ctx, proxyURL, orders+10, holds)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -81,6 +86,12 @@ func run(orders, reads, conc int, orderRate, readRate float64) (int, int, error)
 	fmt.Printf("==> Availability: %d reads of GET /v1/events/%s/availability (pk_ key), %d buyers at once\n", reads, eventID, conc)
 	meter.Phase(phaseRead)
 	if err := s.each(reads, conc, s.read); err != nil {
+		return 0, 0, err
+	}
+	quiet(meter)
+	fmt.Printf("==> Holds: %d seat holds of one seat each (POST /v1/seat-holds, pk_ key) on the seated event %s\n", holds, seatsID)
+	meter.Phase(phaseHold)
+	if err := s.each(holds, conc, s.hold); err != nil {
 		return 0, 0, err
 	}
 	quiet(meter)
@@ -101,20 +112,21 @@ func run(orders, reads, conc int, orderRate, readRate float64) (int, int, error)
 	for _, p := range []struct {
 		name string
 		ops  int
-	}{{phaseOrder, orders}, {phaseRead, reads}} {
+	}{{phaseOrder, orders}, {phaseRead, reads}, {phaseHold, holds}} {
 		usage, spans, calls := meter.Usage(p.name)
 		printCalls(p.name, p.ops, calls, usage)
 		phases = append(phases, Phase{Name: p.name, Ops: p.ops, Usage: usage, Spans: spans})
 	}
 	hot, spread := Split(phases)
-	n, m := Report(os.Stdout, hot, spread, map[string]float64{phaseOrder: orderRate, phaseRead: readRate}, phaseOrder, phaseRead)
-	return clamp(n), clamp(m), nil
+	ceil := Report(os.Stdout, hot, spread, rates, []string{phaseOrder, phaseRead, phaseHold})
+	return clamp(ceil[phaseOrder]), clamp(ceil[phaseRead]), nil
 }
 
 // The two operations of the model.
 const (
 	phaseOrder = "order"
 	phaseRead  = "read"
+	phaseHold  = "hold"
 )
 
 // quiet waits until no DynamoDB request has passed for half a second

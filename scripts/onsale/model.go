@@ -69,8 +69,9 @@ func Shape(p Partition) string {
 
 // Split sorts the partitions a phase used into three kinds, by shape:
 //   - spread: at least a quarter as many partitions as the phase's
-//     operations (one per order, ticket or buyer): their load does not grow
-//     with the rate, and none is hot;
+//     operations (one per order, ticket or buyer), each used only briefly
+//     (half of them for at most a quarter of the phase; shards are used
+//     throughout): their load does not grow with the rate, and none is hot;
 //   - rolling: several partitions used one after another (time windows: the
 //     sum of their spans at most 1.5 times the shape's span): at any moment
 //     one of them takes the whole load, so the shape is one partition;
@@ -86,8 +87,9 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 		for p := range ph.Usage {
 			byShape[Shape(p)] = append(byShape[Shape(p)], p)
 		}
+		whole := phaseSpan(ph.Spans)
 		for shape, keys := range byShape {
-			if len(keys) > 1 && len(keys)*4 >= ph.Ops {
+			if len(keys) > 1 && len(keys)*4 >= ph.Ops && medianSpan(keys, ph.Spans)*4 <= whole {
 				sp := spreadShapes[shape]
 				if sp == nil {
 					sp = &Spread{Shape: shape}
@@ -135,6 +137,30 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 	return hot, spread
 }
 
+// phaseSpan is the time from the first use of any partition to the last.
+func phaseSpan(spans map[Partition]Span) time.Duration {
+	var first, last time.Time
+	for _, sp := range spans {
+		if first.IsZero() || sp.First.Before(first) {
+			first = sp.First
+		}
+		if sp.Last.After(last) {
+			last = sp.Last
+		}
+	}
+	return last.Sub(first)
+}
+
+// medianSpan is the median time the partitions were in use.
+func medianSpan(keys []Partition, spans map[Partition]Span) time.Duration {
+	d := make([]time.Duration, len(keys))
+	for i, k := range keys {
+		d[i] = spans[k].Last.Sub(spans[k].First)
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
 // rolling: the partitions were used one after another, not side by side.
 func rolling(keys []Partition, spans map[Partition]Span) bool {
 	if len(keys) < 2 || spans == nil {
@@ -180,11 +206,16 @@ func Ceiling(hot []Load, phase string) (float64, *Load) {
 	return best, at
 }
 
-// Report prints the hot partitions at rates against the limits, the spread
-// shapes, and the ceilings; it returns the ceilings of orders and reads.
-func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, order, read string) (float64, float64) {
-	fmt.Fprintf(w, "==> Hot partitions at %.0f orders/s and %.0f availability reads/s (limits per partition: %d WCU/s, %d RCU/s)\n",
-		rates[order], rates[read], PartitionWCU, PartitionRCU)
+// Report prints the hot partitions at rates (phase -> operations/s)
+// against the limits, the spread shapes, and the ceiling of each phase
+// alone, which it returns.
+func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, phases []string) map[string]float64 {
+	var at []string
+	for _, ph := range phases {
+		at = append(at, fmt.Sprintf("%.0f %ss/s", rates[ph], ph))
+	}
+	fmt.Fprintf(w, "==> Hot partitions at %s (limits per partition: %d WCU/s, %d RCU/s); units per operation as WCU/RCU\n",
+		strings.Join(at, ", "), PartitionWCU, PartitionRCU)
 	type row struct {
 		l    Load
 		u    Units
@@ -196,26 +227,36 @@ func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, 
 		rows = append(rows, row{l, u, math.Max(u.W/PartitionWCU, u.R/PartitionRCU)})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].util > rows[j].util })
-	fmt.Fprintf(w, "    %-58s %9s %9s %10s %10s %7s\n", "partition", "WCU/order", "RCU/read", "WCU/s", "RCU/s", "limit")
+	fmt.Fprintf(w, "    %-50s", "partition")
+	for _, ph := range phases {
+		fmt.Fprintf(w, " %11s", "per "+ph)
+	}
+	fmt.Fprintf(w, " %8s %8s %7s\n", "WCU/s", "RCU/s", "limit")
 	for _, r := range rows {
+		fmt.Fprintf(w, "    %-50s", trim(r.l.Partition.String(), 50))
+		for _, ph := range phases {
+			u := r.l.PerOp[ph]
+			fmt.Fprintf(w, " %11s", fmt.Sprintf("%.2f/%.2f", u.W, u.R))
+		}
 		flag := ""
 		if r.util > 1 {
 			flag = "  OVER"
 		}
-		fmt.Fprintf(w, "    %-58s %9.2f %9.2f %10.0f %10.0f %6.0f%%%s\n", trim(r.l.Partition.String(), 58),
-			r.l.PerOp[order].W, r.l.PerOp[read].R, r.u.W, r.u.R, 100*r.util, flag)
+		fmt.Fprintf(w, " %8.0f %8.0f %6.0f%%%s\n", r.u.W, r.u.R, 100*r.util, flag)
 	}
 	if len(spread) > 0 {
-		fmt.Println("==> Spread partitions (one per order or buyer: their load does not grow with the rate)")
+		fmt.Fprintln(w, "==> Spread partitions (one per order, ticket or buyer: their load does not grow with the rate)")
 		for _, s := range spread {
-			fmt.Fprintf(w, "    %-58s %6d keys, at most %.1f WCU and %.1f RCU on one over the run\n", trim(s.Shape, 58), s.Keys, s.Max.W, s.Max.R)
+			fmt.Fprintf(w, "    %-50s %6d keys, at most %.1f WCU and %.1f RCU on one over the run\n", trim(s.Shape, 50), s.Keys, s.Max.W, s.Max.R)
 		}
 	}
-	n, nAt := Ceiling(hot, order)
-	m, mAt := Ceiling(hot, read)
-	fmt.Fprintf(w, "==> Orders alone saturate %s first at %s orders/s\n", name(nAt), rate(n))
-	fmt.Fprintf(w, "==> Availability reads alone saturate %s first at %s reads/s\n", name(mAt), rate(m))
-	return n, m
+	out := map[string]float64{}
+	for _, ph := range phases {
+		c, l := Ceiling(hot, ph)
+		out[ph] = c
+		fmt.Fprintf(w, "==> %ss alone saturate %s first at %s %ss/s\n", ph, name(l), rate(c), ph)
+	}
+	return out
 }
 
 func name(l *Load) string {

@@ -26,6 +26,8 @@ const (
 	orgID   = "org_onsale"
 	eventID = "evt_onsale"
 	tierID  = "tier_ga"
+	// seatsID is a seated event of the same organizer, for the holds.
+	seatsID = "evt_onsale_seats"
 	origin  = "https://shop.example"
 )
 
@@ -44,7 +46,7 @@ type sale struct {
 // (through the meter at endpoint) and fauxqs, seeds a published event with
 // capacity tickets in one tier, starts the receiver, its verified webhook
 // endpoint, the deliveries consumers and the HTTP server.
-func newSale(ctx context.Context, endpoint string, capacity int) (*sale, error) {
+func newSale(ctx context.Context, endpoint string, capacity, seats int) (*sale, error) {
 	s := &sale{}
 	a, err := newApp(ctx, endpoint)
 	if err != nil {
@@ -60,7 +62,7 @@ func newSale(ctx context.Context, endpoint string, capacity int) (*sale, error) 
 		s.close()
 		return nil, fmt.Errorf("%w (is fauxqs running? `make onsale-model` starts it)", err)
 	}
-	if err := s.seed(ctx, capacity); err != nil {
+	if err := s.seed(ctx, capacity, seats); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -107,8 +109,8 @@ func liftable(name string) bool {
 }
 
 // seed writes the organizer, a secret key and the storefront's publishable
-// key (origin allowed), and the published event.
-func (s *sale) seed(ctx context.Context, capacity int) error {
+// key (origin allowed), the published event and a seated one for the holds.
+func (s *sale) seed(ctx context.Context, capacity, seats int) error {
 	now := time.Now().UTC()
 	st := s.a.Store
 	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: orgID, Name: "On-sale", CreatedAt: now}); err != nil {
@@ -129,7 +131,28 @@ func (s *sale) seed(ctx context.Context, capacity int) error {
 		Kind: ticketing.KindSingle, Title: "On-sale", City: "Moscow", Venue: "Arena", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: tierID, Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
-	return st.PutEvent(ctx, ev)
+	if err := st.PutEvent(ctx, ev); err != nil {
+		return err
+	}
+	return st.PutEvent(ctx, seatedEvent(ev, seats))
+}
+
+// seatedEvent is a copy of ev under seatsID with one seated zone of n seats
+// (seat_0 ... seat_<n-1>).
+func seatedEvent(ev *ticketing.Event, n int) *ticketing.Event {
+	e := *ev
+	e.ID, e.Ref, e.Title, e.HasSeating = seatsID, "onsale-seats", "On-sale (seated)", true
+	e.Tiers = []ticketing.Tier{{ID: "tier_seats", Name: "Seats", Price: 300000, Capacity: n, PersonsIncluded: 1, ZoneID: "zone_s", Seated: true}}
+	e.Zones = []ticketing.ZoneSummary{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seats", SeatCount: n}}
+	row := "A"
+	seats := make([]ticketing.Seat, n)
+	for i := range seats {
+		num := i + 1
+		seats[i] = ticketing.Seat{ID: fmt.Sprintf("seat_%d", i), Label: fmt.Sprintf("A-%d", num), Row: &row, Number: &num, X: float64(i)}
+	}
+	e.Seating = &ticketing.Seating{LayoutID: "lay_s", Zones: []ticketing.Zone{{ID: "zone_s", Name: "Stalls",
+		Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seats", Seats: seats}}}
+	return &e
 }
 
 // serve starts the receiver and its verified endpoint, four deliveries
@@ -257,6 +280,13 @@ func (s *sale) call(b *buyer, method, path, key string, body any, want int, out 
 // read is one availability read from the storefront.
 func (s *sale) read(b *buyer) error {
 	return s.call(b, http.MethodGet, "/events/"+eventID+"/availability", s.pk, nil, http.StatusOK, nil, map[string]string{"Origin": origin})
+}
+
+// hold holds seat b.n of the seated event from the storefront.
+func (s *sale) hold(b *buyer) error {
+	body := map[string]any{"event_id": seatsID, "seat_ids": []string{fmt.Sprintf("seat_%d", b.n)}}
+	return s.call(b, http.MethodPost, "/seat-holds", s.pk, body, http.StatusOK, nil,
+		map[string]string{"Origin": origin, "Idempotency-Key": fmt.Sprintf("onsale-hold-%d", b.n)})
 }
 
 // buy creates an order of one ticket from the storefront and pays it (the
