@@ -16,7 +16,7 @@
 // and it exits 1 when N < 5,000 or M < 20,000 (`make onsale-model` starts
 // the emulators).
 //
-//	go run ./scripts/onsale -orders 300 -reads 1000 -order-rate 5000 -read-rate 20000
+//	go run ./scripts/onsale -orders 200 -reads 600 -holds 100 -order-rate 5000 -read-rate 20000
 package main
 
 import (
@@ -26,6 +26,7 @@ import (
 	"os"
 	"time"
 
+	"tix/internal/auth"
 	"tix/internal/store"
 )
 
@@ -36,9 +37,9 @@ const (
 )
 
 func main() {
-	orders := flag.Int("orders", 300, "orders created and paid in the measured on-sale")
-	reads := flag.Int("reads", 1000, "availability reads in the measured on-sale")
-	holds := flag.Int("holds", 200, "seat holds (one seat each, on a seated event) in the measured on-sale")
+	orders := flag.Int("orders", 200, "orders created and paid in the measured on-sale")
+	reads := flag.Int("reads", 600, "availability reads in the measured on-sale")
+	holds := flag.Int("holds", 100, "seat holds (one seat each, on a seated event) in the measured on-sale")
 	conc := flag.Int("concurrency", 16, "buyers at once")
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
@@ -118,7 +119,8 @@ func run(counts map[string]int, rates map[string]float64, conc int) (int, int, e
 		phases = append(phases, Phase{Name: p.name, Ops: p.ops, Usage: usage, Spans: spans})
 	}
 	hot, spread := Split(phases)
-	ceil := Report(os.Stdout, hot, spread, rates, []string{phaseOrder, phaseRead, phaseHold})
+	labels := map[string]string{auth.Hash(s.pk): "pk_", auth.Hash(s.sk): "sk_"}
+	ceil := Report(os.Stdout, hot, spread, rates, []string{phaseOrder, phaseRead, phaseHold}, labels)
 	return clamp(ceil[phaseOrder]), clamp(ceil[phaseRead]), nil
 }
 

@@ -208,8 +208,21 @@ func Ceiling(hot []Load, phase string) (float64, *Load) {
 
 // Report prints the hot partitions at rates (phase -> operations/s)
 // against the limits, the spread shapes, and the ceiling of each phase
-// alone, which it returns.
-func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, phases []string) map[string]float64 {
+// alone, which it returns. labels name partitions whose key holds one of
+// its keys (an API key's hash: "pk_").
+func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, phases []string, labels map[string]string) map[string]float64 {
+	label := func(l *Load) string {
+		if l == nil {
+			return "no partition"
+		}
+		p := l.Partition.String()
+		for part, name := range labels {
+			if strings.Contains(p, part) {
+				return strings.Replace(p, part, "{"+name+" key "+part[:8]+"}", 1)
+			}
+		}
+		return p
+	}
 	var at []string
 	for _, ph := range phases {
 		at = append(at, fmt.Sprintf("%.0f %ss/s", rates[ph], ph))
@@ -233,7 +246,7 @@ func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, 
 	}
 	fmt.Fprintf(w, " %8s %8s %7s\n", "WCU/s", "RCU/s", "limit")
 	for _, r := range rows {
-		fmt.Fprintf(w, "    %-50s", trim(r.l.Partition.String(), 50))
+		fmt.Fprintf(w, "    %-50s", trim(label(&r.l), 50))
 		for _, ph := range phases {
 			u := r.l.PerOp[ph]
 			fmt.Fprintf(w, " %11s", fmt.Sprintf("%.2f/%.2f", u.W, u.R))
@@ -254,16 +267,9 @@ func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, 
 	for _, ph := range phases {
 		c, l := Ceiling(hot, ph)
 		out[ph] = c
-		fmt.Fprintf(w, "==> %ss alone saturate %s first at %s %ss/s\n", ph, name(l), rate(c), ph)
+		fmt.Fprintf(w, "==> %ss alone saturate %s first at %s %ss/s\n", ph, label(l), rate(c), ph)
 	}
 	return out
-}
-
-func name(l *Load) string {
-	if l == nil {
-		return "no partition"
-	}
-	return l.Partition.String()
 }
 
 func rate(v float64) string {

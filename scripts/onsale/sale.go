@@ -34,12 +34,11 @@ const (
 // sale is the wired service behind its HTTP server, the two keys, the
 // webhook receiver and the deliveries consumers.
 type sale struct {
-	a        *app.App
-	base     string // http://127.0.0.1:port/v1
-	pk, sk   string
-	rc       *receiver
-	closers  []func()
-	consumed atomic.Int64
+	a       *app.App
+	base    string // http://127.0.0.1:port/v1
+	pk, sk  string
+	rc      *receiver
+	closers []func()
 }
 
 // newSale wires the service over its own table and queues on DynamoDB
