@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,9 +103,15 @@ func newApp(ctx context.Context, endpoint string) (*app.App, error) {
 	return a, nil
 }
 
-// liftable: budgets and rate limits (TIX_RATE_*, TIX_*_IP_*, webhook rates).
+// liftable: budgets and rate limits (TIX_RATE_*, TIX_*_IP_*, webhook
+// rates, any *BUDGET* or *CEILING*).
 func liftable(name string) bool {
-	return bytes.Contains([]byte(name), []byte("RATE")) || bytes.Contains([]byte(name), []byte("_IP_"))
+	for _, part := range []string{"RATE", "_IP_", "BUDGET", "CEILING"} {
+		if strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // seed writes the organizer, a secret key and the storefront's publishable
