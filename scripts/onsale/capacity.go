@@ -76,6 +76,7 @@ type touch struct {
 	table   Partition
 	sk      string            // the item's sort key, when the request shows it
 	indexes map[string]string // index -> partition key value
+	check   bool              // a transaction's ConditionCheck: it writes no index entry
 }
 
 // readOps are the operations billed in read units.
@@ -87,8 +88,10 @@ func (s Schema) touches(op string, r request) []touch {
 	case "TransactWriteItems", "TransactGetItems":
 		var out []touch
 		for _, ti := range r.TransactItems {
-			for _, sub := range ti { // Put, Update, Delete, ConditionCheck or Get
-				out = append(out, s.one(sub))
+			for kind, sub := range ti { // Put, Update, Delete, ConditionCheck or Get
+				t := s.one(sub)
+				t.check = kind == "ConditionCheck"
+				out = append(out, t)
 			}
 		}
 		return out
@@ -245,7 +248,7 @@ func attribute(op string, ts []touch, cc []consumed, failed bool) map[Partition]
 		for ix, u := range c.GlobalSecondaryIndexes {
 			var keys []string
 			for _, t := range ts {
-				if v := t.indexes[ix]; v != "" {
+				if v := t.indexes[ix]; v != "" && !t.check {
 					keys = append(keys, v)
 				}
 			}
@@ -324,7 +327,7 @@ func newMeter(schema Schema) *Meter {
 // earlier writes of the item showed, and remembers those it did show.
 func (m *Meter) resolve(ts []touch) {
 	for _, t := range ts {
-		if t.sk == "" {
+		if t.sk == "" || t.check {
 			continue
 		}
 		id := [2]string{t.table.Key, t.sk}

@@ -71,23 +71,25 @@ func TestAttribute(t *testing.T) {
 	r := parse(t, `{"TransactItems":[
 		{"Update":{"Key":{"PK":{"S":"STK#e1"},"SK":{"S":"T"}}}},
 		{"Put":{"Item":{"PK":{"S":"ORD#o1"},"SK":{"S":"META"},"GSI1PK":{"S":"ORDERS#org"}}}},
-		{"Put":{"Item":{"PK":{"S":"IDEM#x"},"SK":{"S":"IDEM"}}}}]}`)
+		{"Put":{"Item":{"PK":{"S":"IDEM#x"},"SK":{"S":"IDEM"}}}},
+		{"ConditionCheck":{"Key":{"PK":{"S":"EVT#e1"},"SK":{"S":"META"}}}}]}`)
 	ts := testSchema.touches("TransactWriteItems", r)
+	ts[3].indexes["GSI1"] = "EVENTS#org" // known from the event's own writes: a check writes no index entry
 	var cc []consumed
-	if err := json.Unmarshal([]byte(`[{"TableName":"t","CapacityUnits":8,"Table":{"CapacityUnits":6},
+	if err := json.Unmarshal([]byte(`[{"TableName":"t","CapacityUnits":10,"Table":{"CapacityUnits":8},
 		"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":2}}}]`), &cc); err != nil {
 		t.Fatal(err)
 	}
 	got := attribute("TransactWriteItems", ts, cc, false)
 	want := map[Partition]Units{
-		{Key: "STK#e1"}: {W: 2}, {Key: "ORD#o1"}: {W: 2}, {Key: "IDEM#x"}: {W: 2},
+		{Key: "STK#e1"}: {W: 2}, {Key: "ORD#o1"}: {W: 2}, {Key: "IDEM#x"}: {W: 2}, {Key: "EVT#e1"}: {W: 2},
 		{Index: "GSI1", Key: "ORDERS#org"}: {W: 2},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("transaction: %v, want %v", got, want)
 	}
-	if got := attribute("TransactWriteItems", ts, nil, true); got[Partition{Key: "STK#e1"}].W != 2 || len(got) != 3 {
-		t.Errorf("cancelled transaction: %v, want 2 WCU on each of the 3 items", got)
+	if got := attribute("TransactWriteItems", ts, nil, true); got[Partition{Key: "STK#e1"}].W != 2 || len(got) != 4 {
+		t.Errorf("cancelled transaction: %v, want 2 WCU on each of the 4 items", got)
 	}
 	read := testSchema.touches("Query", parse(t, `{"IndexName":"GSI1","KeyConditionExpression":"GSI1PK = :p","ExpressionAttributeValues":{":p":{"S":"ORDERS#org"}}}`))
 	if got := attribute("Query", read, parseConsumed(json.RawMessage(`{"CapacityUnits":1.5,"Table":{"CapacityUnits":0},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.5}}}`)), false); !reflect.DeepEqual(got, map[Partition]Units{{Index: "GSI1", Key: "ORDERS#org"}: {R: 1.5}}) {
