@@ -9,7 +9,7 @@ CDK := scripts/node_modules/.bin/cdk
 # Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks init-time synth deploy
+.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks onsale-model init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -61,6 +61,11 @@ load-webhooks: setup ## webhook delivery on the local stack: simulate-payment ->
 	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
 	go run ./scripts/webhookload -latency $${LATENCY:-200} -deliveries $${DELIVERIES:-1000}; rc=$$?; \
 	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
+
+onsale-model: setup ## on-sale of one event on DynamoDB Local, metered by partition key: hot partitions at ORDER_RATE/READ_RATE and the ceiling (fails below 5,000 orders/s or 20,000 reads/s)
+	@TIX_STACK_SESSION=onsale scripts/stack.sh start --memory; \
+	go run ./scripts/onsale -orders $${ORDERS:-200} -reads $${READS:-600} -holds $${HOLDS:-100} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
+	TIX_STACK_SESSION=onsale scripts/stack.sh stop; exit $$rc
 
 init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20), and arm64 bootstrap sizes
 	@TIX_STACK_SESSION=init-time scripts/stack.sh start --memory; \

@@ -18,6 +18,16 @@
 //	tbankApiUrl    T-Bank Internet Acquiring API base URL without /v2 (default
 //	               https://securepay.tinkoff.ru, which DEMO terminals use too)
 //
+// On-sale context (onsale.go; README, Preparing an on-sale), all unset by default:
+//
+//	tableWarmReads, tableWarmWrites   table warm throughput, units/s (unset: the
+//	                                  on-demand baseline, 12,000 reads / 4,000 writes)
+//	indexWarmReads, indexWarmWrites   the same for each GSI
+//	reservedConcurrency               e.g. catalog=400,holds=100,orders=400 (unset: the account pool)
+//	provisionedConcurrency            e.g. orders=50: pre-started instances behind alias "live"
+//	                                  (billed per hour while set; unset: none)
+//	apiRateLimit, apiBurstLimit       the v1 stage's throttle (default 1000 and 2000 requests/s)
+//
 // Account and region come from CDK_DEPLOY_ACCOUNT/CDK_DEPLOY_REGION, else from
 // CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION (which the cdk CLI sets from the AWS
 // profile); with neither the stack is environment-agnostic.
@@ -60,6 +70,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	onSale, err := ParseOnSale(func(name string) any { return app.Node().TryGetContext(jsii.String(name)) })
+	if err != nil {
+		return err
+	}
 	var keyIDs []string
 	for _, k := range strings.Split(contextString(app, "webhookKeyIds", ""), ",") {
 		if k = strings.TrimSpace(k); k != "" {
@@ -82,6 +96,7 @@ func run() error {
 		WebhookKeyIDs: keyIDs,
 		PublicURL:     contextString(app, "publicUrl", ""),
 		TBankAPIURL:   contextString(app, "tbankApiUrl", ""),
+		OnSale:        onSale,
 	})
 	if err != nil {
 		return err

@@ -28,6 +28,10 @@ func TestNotificationRoute(t *testing.T) {
 		tm := tmpls[stage]
 		apiID, _ := only(t, stage, "AWS::ApiGatewayV2::Api")
 		ordersFn := functionIDs(t, stage)["orders"]
+		orders := map[string]bool{ordersFn: true} // the function, or its alias with provisioned concurrency
+		for id, a := range resources(t, stage, "AWS::Lambda::Alias") {
+			orders[id] = refID(props(a)["FunctionName"]) == ordersFn
+		}
 		var route map[string]any
 		for _, r := range resources(t, stage, "AWS::ApiGatewayV2::Route") {
 			if props(r)["RouteKey"] == "POST /payment-notifications/tbank" {
@@ -42,7 +46,7 @@ func TestNotificationRoute(t *testing.T) {
 		}
 		integrationID := strings.TrimSuffix(strings.TrimPrefix(flat(route["Target"]), "integrations/${"), "}")
 		in, _ := templates[stage]["Resources"].(map[string]any)[integrationID].(map[string]any)
-		if in == nil || refID(props(in)["IntegrationUri"]) != ordersFn {
+		if in == nil || !orders[refID(props(in)["IntegrationUri"])] {
 			t.Errorf("%s: the notifications route targets %v, want the orders function's integration", stage, route["Target"])
 		}
 		if at, ok := route["AuthorizationType"]; (ok && at != "NONE") || route["AuthorizerId"] != nil || route["AuthorizationScopes"] != nil {
@@ -52,7 +56,7 @@ func TestNotificationRoute(t *testing.T) {
 		for _, pm := range resources(t, stage, "AWS::Lambda::Permission") {
 			p := props(pm)
 			invokes = invokes || (p["Principal"] == "apigateway.amazonaws.com" && p["Action"] == "lambda:InvokeFunction" &&
-				refID(p["FunctionName"]) == ordersFn && strings.HasSuffix(flat(p["SourceArn"]), "/payment-notifications/tbank"))
+				orders[refID(p["FunctionName"])] && strings.HasSuffix(flat(p["SourceArn"]), "/payment-notifications/tbank"))
 		}
 		if !invokes {
 			t.Errorf("%s: no permission for the API to invoke orders on the notifications route", stage)

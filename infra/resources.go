@@ -69,8 +69,9 @@ func newBuild(scope constructs.Construct, id string, props *TixStackProps) *buil
 // stack uses. On demand (no capacity to plan for on-sale spikes), point-in-time
 // recovery (35 days of restores) on every stage. AWS-owned encryption: the
 // items that hold secrets are sealed by the app (webhook keyring) or hashed
-// (keys, tokens).
-func (b *build) table() awsdynamodb.Table {
+// (keys, tokens). Warm throughput (on.TableWarm*, on.IndexWarm*) prepares
+// an on-sale.
+func (b *build) table(on OnSale) awsdynamodb.Table {
 	schema := store.Table
 	table := awsdynamodb.NewTable(b.stack, jsii.String("Table"), &awsdynamodb.TableProps{
 		TableName:    jsii.String(b.prefix),
@@ -83,6 +84,7 @@ func (b *build) table() awsdynamodb.Table {
 		TimeToLiveAttribute: jsii.String(schema.TTLAttribute), // housekeeping only
 		DeletionProtection:  jsii.Bool(b.prod),
 		RemovalPolicy:       b.removal,
+		WarmThroughput:      warm(on.TableWarmReads, on.TableWarmWrites),
 	})
 	for _, ix := range schema.Indexes {
 		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
@@ -90,6 +92,7 @@ func (b *build) table() awsdynamodb.Table {
 			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
 			SortKey:        &awsdynamodb.Attribute{Name: jsii.String(ix.SortKey), Type: awsdynamodb.AttributeType_STRING},
 			ProjectionType: awsdynamodb.ProjectionType_ALL,
+			WarmThroughput: warm(on.IndexWarmReads, on.IndexWarmWrites),
 		})
 	}
 	return table
@@ -135,8 +138,9 @@ type secretGrants struct {
 	secrets []*string
 }
 
-// function is one Lambda with its log group and its own role.
-func (b *build) function(f Function, env map[string]*string, table awsdynamodb.Table, queues map[string]awssqs.Queue, grants secretGrants) awslambda.Function {
+// function is one Lambda with its log group and its own role; reserved > 0
+// reserves that much concurrency for it (an on-sale).
+func (b *build) function(f Function, env map[string]*string, table awsdynamodb.Table, queues map[string]awssqs.Queue, grants secretGrants, reserved int) awslambda.Function {
 	cid := camel(f.Name)
 	logs := awslogs.NewLogGroup(b.stack, jsii.String(cid+"Logs"), &awslogs.LogGroupProps{
 		LogGroupName:  jsii.String("/aws/lambda/" + b.prefix + "-" + f.Name),
@@ -164,6 +168,9 @@ func (b *build) function(f Function, env map[string]*string, table awsdynamodb.T
 		// Asynchronous invocations (the schedule) are not retried: the next
 		// sweep comes a minute later anyway.
 		fp.RetryAttempts = jsii.Number(0)
+	}
+	if reserved > 0 {
+		fp.ReservedConcurrentExecutions = jsii.Number(float64(reserved))
 	}
 	return awslambda.NewFunction(b.stack, jsii.String(cid+"Function"), fp)
 }
@@ -233,12 +240,13 @@ func (b *build) sweep(timers awslambda.Function) {
 // api is the HTTP API and its one stage, v1. No CORS configuration on the
 // gateway: the app answers preflights itself (OPTIONS reaches the functions
 // through the ANY routes). No default stage: the only stage is v1, so the URL
-// path carries the API version.
-func (b *build) api(fns map[string]awslambda.Function) awsapigatewayv2.HttpStage {
+// path carries the API version. A function with provisioned concurrency is
+// invoked through its "live" alias; the stage's throttle is on's.
+func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv2.HttpStage {
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range Functions {
 		integrations[f.Name] = awsapigatewayv2integrations.NewHttpLambdaIntegration(
-			jsii.String(camel(f.Name)+"Integration"), fns[f.Name],
+			jsii.String(camel(f.Name)+"Integration"), b.target(f.Name, fns[f.Name], on),
 			&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
 				PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_2_0(),
 			})
@@ -267,13 +275,14 @@ func (b *build) api(fns map[string]awslambda.Function) awsapigatewayv2.HttpStage
 			Integration: integrations[Routes[k]],
 		})
 	}
+	rate, burst := on.throttle()
 	return awsapigatewayv2.NewHttpStage(b.stack, jsii.String("ApiStageV1"), &awsapigatewayv2.HttpStageProps{
 		HttpApi:    api,
 		StageName:  jsii.String("v1"),
 		AutoDeploy: jsii.Bool(true),
 		Throttle: &awsapigatewayv2.ThrottleSettings{
-			RateLimit:  jsii.Number(APIRateLimit),
-			BurstLimit: jsii.Number(APIBurstLimit),
+			RateLimit:  jsii.Number(rate),
+			BurstLimit: jsii.Number(burst),
 		},
 	})
 }

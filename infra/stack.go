@@ -48,6 +48,9 @@ type TixStackProps struct {
 	// TBankAPIURL is T-Bank's Internet Acquiring API base URL, without /v2.
 	// Empty: the production URL (config's default), which DEMO terminals use too.
 	TBankAPIURL string
+	// OnSale prepares the stage for an on-sale spike (onsale.go; context
+	// tableWarmReads, reservedConcurrency, apiRateLimit, ...). Zero: none.
+	OnSale OnSale
 }
 
 // Function is one of tix's Lambdas: functions/<Name>/main.go.
@@ -265,7 +268,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	}
 	b := newBuild(scope, id, props)
 	key, cursorSecret, keyringSecret := newSecrets(b.stack, b.stage, b.prefix, b.prod, b.removal)
-	table := b.table()
+	table := b.table(props.OnSale)
 	queues, dlqs := b.queues()
 	env := map[string]*string{
 		"TIX_TABLE":        table.TableName(),
@@ -286,11 +289,11 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	grants := secretGrants{key: key, secrets: []*string{cursorSecret.Ref(), keyringSecret.Ref()}}
 	fns := map[string]awslambda.Function{}
 	for _, f := range Functions {
-		fns[f.Name] = b.function(f, env, table, queues, grants)
+		fns[f.Name] = b.function(f, env, table, queues, grants, props.OnSale.Reserved[f.Name])
 	}
 	b.consumers(fns, queues)
 	b.sweep(fns["timers"])
-	apiStage := b.api(fns)
+	apiStage := b.api(fns, props.OnSale)
 	notificationURL := b.acquirerEnv(fns, apiStage.Api(), live)
 	apiAccessLogs(b.stack, apiStage, b.prefix, b.logRetention, b.removal)
 	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs)
@@ -315,6 +318,9 @@ func checkProps(props *TixStackProps) ([]string, error) {
 	}
 	if err := CheckSettings(props.Settings); err != nil {
 		return nil, err
+	}
+	if err := props.OnSale.check(); err != nil {
+		return nil, fmt.Errorf("on-sale: %w", err)
 	}
 	keyIDs := props.WebhookKeyIDs
 	if len(keyIDs) == 0 {

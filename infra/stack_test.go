@@ -43,6 +43,11 @@ var (
 	// context (dev takes the defaults: the API's own URL, the production bank).
 	prodPublicURL = "https://api.tix.example"
 	prodTBankURL  = "https://bank.example/eacq"
+	// prod is prepared for an on-sale, as from context (onsale_test.go checks
+	// the parsing); dev keeps the everyday stack.
+	prodOnSale = OnSale{TableWarmReads: 60000, TableWarmWrites: 40000, IndexWarmReads: 12000, IndexWarmWrites: 20000,
+		Reserved:    map[string]int{"catalog": 400, "holds": 100, "orders": 400},
+		Provisioned: map[string]int{"orders": 20}, APIRateLimit: 30000, APIBurstLimit: 10000}
 )
 
 func TestMain(m *testing.M) {
@@ -104,6 +109,7 @@ func synthAll() error {
 		if stage == ProdStage {
 			props.AlarmEmail, props.WebhookKeyIDs, props.Settings = prodEmail, prodKeyIDs, prodSettings
 			props.PublicURL, props.TBankAPIURL = prodPublicURL+"/", prodTBankURL // the trailing slash is dropped
+			props.OnSale = prodOnSale
 		}
 		stack, err := NewTixStack(app, "tix-"+stage, props)
 		if err != nil {
@@ -261,7 +267,7 @@ type obj = map[string]any
 func like(m obj) assertions.Matcher { return assertions.Match_ObjectLike(&m) }
 
 // TestResourceCount: exactly these resources of each type, and no other type
-// (94 in dev, 95 in prod): a resource added or lost is a decision to make here.
+// (94 in dev, 97 in prod): a resource added or lost is a decision to make here.
 func TestResourceCount(t *testing.T) {
 	want := map[string]int{
 		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 4, "AWS::ApiGatewayV2::Route": 13, // Routes: 12 ANY and $default, POST notifications
@@ -279,6 +285,8 @@ func TestResourceCount(t *testing.T) {
 		w := maps.Clone(want)
 		if stage == ProdStage {
 			w["AWS::SNS::Subscription"] = 1 // the alarm e-mail
+			// orders' provisioned concurrency: a version and its alias "live"
+			w["AWS::Lambda::Version"], w["AWS::Lambda::Alias"] = 1, 1
 		}
 		for typ, n := range w {
 			holds(t, stage+": "+typ, func() { tmpls[stage].ResourceCountIs(jsii.String(typ), jsii.Number(n)) })
@@ -729,6 +737,9 @@ func TestHTTPAPI(t *testing.T) {
 		for name, id := range functionIDs(t, stage) {
 			fnByID[id] = name
 		}
+		for id, a := range resources(t, stage, "AWS::Lambda::Alias") { // provisioned concurrency
+			fnByID[id] = fnByID[refID(props(a)["FunctionName"])]
+		}
 		integrationFn := map[string]string{}
 		for id, in := range resources(t, stage, "AWS::ApiGatewayV2::Integration") {
 			integrationFn[id] = fnByID[refID(props(in)["IntegrationUri"])]
@@ -757,11 +768,15 @@ func TestHTTPAPI(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: routes %v, want %v", stage, got, want)
 		}
+		rate, burst := APIRateLimit, APIBurstLimit
+		if stage == ProdStage {
+			rate, burst = prodOnSale.APIRateLimit, prodOnSale.APIBurstLimit
+		}
 		holds(t, stage+": one stage, v1, auto-deployed and throttled", func() {
 			tm.ResourceCountIs(jsii.String("AWS::ApiGatewayV2::Stage"), jsii.Number(1))
 			tm.HasResourceProperties(jsii.String("AWS::ApiGatewayV2::Stage"), like(obj{
 				"StageName": "v1", "AutoDeploy": true,
-				"DefaultRouteSettings": obj{"ThrottlingRateLimit": APIRateLimit, "ThrottlingBurstLimit": APIBurstLimit},
+				"DefaultRouteSettings": obj{"ThrottlingRateLimit": rate, "ThrottlingBurstLimit": burst},
 			}))
 		})
 		for _, name := range []string{"ApiBaseUrl", "TableName", "CursorSecretArn", "WebhookKeyringSecretArn", "AlarmTopicArn", "PaymentNotificationUrl"} {
