@@ -18,6 +18,8 @@ type benchHarness struct {
 	st      *store.Store
 	handler http.Handler
 	secret  string
+	catalog *ticketing.Catalog
+	clock   *clock.Fixed
 }
 
 // newBenchHarness seeds a table with the listing fixtures, a 2,000-seat and a
@@ -43,7 +45,8 @@ func newBenchHarness(b *testing.B) *benchHarness {
 	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgA, Type: auth.Secret, Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: t0}, auth.Hash(secret)); err != nil {
 		b.Fatal(err)
 	}
-	srv := &api.Server{Keys: st, Health: st, Clock: clk, Catalog: &ticketing.Catalog{Store: st, Clock: clk},
+	catalog := &ticketing.Catalog{Store: st, Clock: clk}
+	srv := &api.Server{Keys: st, Health: st, Clock: clk, Catalog: catalog,
 		Limits: api.Limits{ReadsPerWindow: 1 << 30, WritesPerWindow: 1 << 30, Window: time.Minute, MaxBodyBytes: 64 << 10}}
-	return &benchHarness{st: st, handler: srv.Handler(), secret: secret}
+	return &benchHarness{st: st, handler: srv.Handler(), secret: secret, catalog: catalog, clock: clk}
 }

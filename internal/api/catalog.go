@@ -236,6 +236,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.viewCacheHeaders(w)
 	writeJSON(w, http.StatusOK, renderDetail(v))
 	return nil
 }
@@ -245,6 +246,7 @@ func (s *Server) getEventBySlug(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.viewCacheHeaders(w)
 	writeJSON(w, http.StatusOK, renderDetail(v))
 	return nil
 }
@@ -259,6 +261,7 @@ func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tiers, _ := renderTiers(v)
+	s.viewCacheHeaders(w)
 	writeJSON(w, http.StatusOK, tierListJSON{Data: tiers})
 	return nil
 }
@@ -279,6 +282,24 @@ func (s *Server) getAvailability(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.viewCacheHeaders(w)
 	writeJSON(w, http.StatusOK, renderAvailability(v))
 	return nil
+}
+
+// viewCacheHeaders marks an event detail, tiers or availability response: the
+// view may be up to the catalog cache's TTL old already, and the caller's own
+// client (a storefront's browser) may reuse it for as long again. It is
+// private: the response is for one key (its organizer, environment, scopes,
+// origin and rate-limit headers), so a shared cache in front must not serve it
+// to another key, nor to this key once revoked; Vary: Authorization says the
+// same to a cache that stores it regardless.
+func (s *Server) viewCacheHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	if ttl := s.Catalog.Cache.TTL(); ttl > 0 {
+		h.Set("Cache-Control", "private, max-age="+strconv.Itoa(int((ttl+time.Second-1)/time.Second)))
+	} else {
+		h.Set("Cache-Control", "private, no-cache")
+	}
+	h.Add("Vary", "Authorization")
 }

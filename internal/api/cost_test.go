@@ -148,13 +148,19 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // Local: go test -run '^$' -bench Catalog ./internal/api (make bench).
 func BenchmarkCatalog(b *testing.B) {
 	h := newBenchHarness(b)
-	for _, c := range []struct{ name, target string }{
-		{"ListEvents", "/v1/events"},
-		{"Seating2000", "/v1/events/evt_big/seating"},
-		{"Seating20000", "/v1/events/evt_huge/seating"},
-		{"EventDetail", "/v1/events/evt_concert"},
+	for _, c := range []struct {
+		name, target string
+		cache        time.Duration // TIX_CATALOG_CACHE_TTL (the clock stands still: warm after the first read)
+	}{
+		{"ListEvents", "/v1/events", 0},
+		{"Seating2000", "/v1/events/evt_big/seating", 0},
+		{"Seating20000", "/v1/events/evt_huge/seating", 0},
+		{"EventDetail", "/v1/events/evt_concert", 0},
+		{"AvailabilityCold", "/v1/events/evt_concert/availability", 0},
+		{"AvailabilityWarm", "/v1/events/evt_concert/availability", time.Second},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			h.catalog.Cache = ticketing.NewReadCache(h.clock, c.cache)
 			var log capacityLog
 			h.st.OnCapacity(log.record)
 			lat := make([]time.Duration, 0, b.N)

@@ -166,7 +166,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 	}
 	return &api.Server{
 		Keys: st, Health: st, Clock: c,
-		Catalog: &ticketing.Catalog{Store: st, Clock: c},
+		Catalog: &ticketing.Catalog{Store: st, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,

@@ -26,6 +26,7 @@ type Config struct {
 	KeyCacheTTL      time.Duration // TIX_KEY_CACHE_TTL
 	KeyMissTTL       time.Duration // TIX_KEY_MISS_TTL
 	HealthCacheTTL   time.Duration // TIX_HEALTH_CACHE_TTL
+	CatalogCacheTTL  time.Duration // TIX_CATALOG_CACHE_TTL
 	HoldTTL          time.Duration // TIX_HOLD_TTL
 	TestOrderTTL     time.Duration // TIX_TEST_ORDER_TTL
 	LiveOrderTTL     time.Duration // TIX_LIVE_ORDER_TTL
@@ -91,6 +92,7 @@ var Vars = []Var{
 	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read (a revocation still stops the key at once); 0s reads it on every request"},
 	{"TIX_KEY_MISS_TTL", "1m", "how long a process remembers that no key has a presented secret (unknown keys then cost nothing); 0s disables"},
 	{"TIX_HEALTH_CACHE_TTL", "5s", "how long GET /health reuses its DynamoDB probe; 0s probes on every call"},
+	{"TIX_CATALOG_CACHE_TTL", "1s", "how long a process reuses an event's detail, tiers and availability it read (holds and orders always check the table); 0s reads them on every request"},
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
 	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
@@ -145,6 +147,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.KeyCacheTTL, c.KeyMissTTL, c.HealthCacheTTL = r.nonNegDur("TIX_KEY_CACHE_TTL"), r.nonNegDur("TIX_KEY_MISS_TTL"), r.nonNegDur("TIX_HEALTH_CACHE_TTL")
 	c.OrderIPPending, c.OrderIPUnits = r.posInt("TIX_ORDER_IP_MAX_PENDING"), r.posInt("TIX_ORDER_IP_MAX_UNITS")
 	c.PreviewIPRate = r.posInt("TIX_PREVIEW_IP_RATE")
+	c.CatalogCacheTTL = r.nonNegDur("TIX_CATALOG_CACHE_TTL")
 	c.Payments = Payments{
 		TBankURL: r.get("TIX_TBANK_API_URL"), TBankTimeout: r.dur("TIX_TBANK_TIMEOUT"), PublicURL: strings.TrimRight(r.get("TIX_PUBLIC_URL"), "/"),
 		CheckGrace: r.dur("TIX_PAYMENT_CHECK_GRACE"), RefundCheck: r.dur("TIX_REFUND_CHECK_INTERVAL"),

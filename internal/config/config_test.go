@@ -18,7 +18,7 @@ func TestLoad_DefaultsAreTheContractFigures(t *testing.T) {
 	}
 	if c.ReadsPerWindow != 600 || c.WritesPerWindow != 60 || c.RateWindow != time.Minute || c.HoldTTL != 15*time.Minute ||
 		c.TestOrderTTL != 15*time.Minute || c.MaxBodyBytes != 65536 || c.Table != "tix" ||
-		c.KeyCacheTTL != 10*time.Second || c.KeyMissTTL != time.Minute || c.HealthCacheTTL != 5*time.Second ||
+		c.KeyCacheTTL != 10*time.Second || c.KeyMissTTL != time.Minute || c.HealthCacheTTL != 5*time.Second || c.CatalogCacheTTL != time.Second ||
 		c.OrderIPPending != 3 || c.OrderIPUnits != 10 || c.PreviewIPRate != 30 {
 		t.Fatalf("defaults: %+v", c)
 	}

@@ -14,61 +14,99 @@ import (
 )
 
 // ListOrders pages through the organizer's orders in one environment, newest
-// first, on GSI1. Creation bounds are key conditions; status and event are
-// filters, so a filtered page may take more than one Query, up to the list
-// budget: then the page is short (maybe empty) with has_more and a cursor. The
-// cursor is signed and bound to the filters.
+// first, on GSI1: it reads every shard of the listing (and the unsharded
+// partition of older orders) and merges them. Creation bounds are key
+// conditions; status and event are filters, so a filtered page may stop on the
+// list budget: then it is short (maybe empty) with has_more and a cursor. The
+// cursor is the sort key the next page starts below (sort keys end with the
+// order id, so no two orders share one), signed and bound to the filters.
 func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
-	e := newExprs()
-	keyCond, lo, hi := orderListKeyCondition(q, e)
-	filter := orderListFilter(q, e)
+	lo, hi := orderListBounds(q)
 	fingerprint := fmt.Sprintf("orders|%s|%s|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.Status, q.EventID, lo, hi)
-	var start map[string]types.AttributeValue
+	below := ""
 	if q.Cursor != "" {
-		var err error
-		if start, err = s.cursor.decode(q.Cursor, fingerprint); err != nil {
+		key, err := s.cursor.decode(q.Cursor, fingerprint)
+		if err != nil {
 			return nil, err
 		}
+		if below = attrS(key, "GSI1SK"); below == "" {
+			return nil, invalidCursor()
+		}
 	}
-	in := &dynamodb.QueryInput{
+	e := newExprs()
+	pk := e.s("")
+	keyCond, drop, empty := orderListKeyCondition(e, pk, lo, hi, below)
+	if empty {
+		return &ticketing.OrderPage{}, nil
+	}
+	filter := orderListFilter(q, e)
+	base := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
 		KeyConditionExpression: aws.String(keyCond), FilterExpression: filter,
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		ScanIndexForward: aws.Bool(false),
 	}
-	readAhead := exact
-	if filter != nil {
-		readAhead = ahead
-	}
-	res, err := s.queryBounded(ctx, "ListOrders", in, start, q.Limit+1, readAhead)
+	m := s.newOrderMerge(base, pk, orderListPartitions(q.OrganizerID, string(q.Environment)), drop)
+	items, next, err := m.page(ctx, q.Limit, filter != nil)
 	if err != nil {
-		return nil, fmt.Errorf("list orders: %w", err)
+		return nil, err
 	}
-	return s.orderPage(res, q.Limit, fingerprint)
+	page := &ticketing.OrderPage{}
+	if next != "" {
+		page.HasMore, page.NextCursor = true, s.cursor.encode(map[string]types.AttributeValue{"GSI1SK": str(next)}, fingerprint)
+	}
+	for _, it := range items {
+		o, err := orderFrom(it)
+		if err != nil {
+			return nil, err
+		}
+		page.Orders = append(page.Orders, o)
+	}
+	return page, nil
 }
 
-// orderListKeyCondition is the listing's key condition: the organizer and
-// environment, and the creation bounds (lo, hi: "" when open). Both bounds are
-// inclusive at the API's precision (whole seconds): an order whose created_at
-// reads 12:00:00Z is inside created_before=12:00:00Z even though it is stored
-// with its sub-second digits.
-func orderListKeyCondition(q ticketing.OrderQuery, e *exprs) (cond, lo, hi string) {
-	cond = e.n("GSI1PK") + " = " + e.s(orderListPK(q.OrganizerID, string(q.Environment)))
+// orderListBounds are the creation bounds as sort keys (lo, hi: "" when open).
+// Both are inclusive at the API's precision (whole seconds): an order whose
+// created_at reads 12:00:00Z is inside created_before=12:00:00Z even though it
+// is stored with its sub-second digits.
+func orderListBounds(q ticketing.OrderQuery) (lo, hi string) {
 	if q.CreatedAfter != nil {
 		lo = orderSortKey(q.CreatedAfter.Truncate(time.Second), "")
 	}
 	if q.CreatedBefore != nil {
 		hi = orderSortKey(q.CreatedBefore.Truncate(time.Second).Add(time.Second-time.Nanosecond), "~")
 	}
+	return lo, hi
+}
+
+// orderListKeyCondition is the key condition of every shard (pk: the
+// placeholder each shard binds to its partition): the creation bounds and,
+// past the first page, below the cursor's sort key. Below the cursor with a
+// lower bound is read as BETWEEN, inclusive: drop is then the cursor's sort
+// key, to be left out. empty: the bounds leave nothing.
+func orderListKeyCondition(e *exprs, pk, lo, hi, below string) (cond, drop string, empty bool) {
+	cond = e.n("GSI1PK") + " = " + pk
+	upper, inclusive := hi, true
+	if below != "" && (hi == "" || below <= hi) {
+		upper, inclusive = below, false
+	}
 	switch {
-	case lo != "" && hi != "":
-		cond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(hi)
+	case lo != "" && upper != "":
+		if upper < lo {
+			return "", "", true
+		}
+		if !inclusive {
+			drop = upper
+		}
+		cond += " AND " + e.n("GSI1SK") + " BETWEEN " + e.s(lo) + " AND " + e.s(upper)
 	case lo != "":
 		cond += " AND " + e.n("GSI1SK") + " >= " + e.s(lo)
-	case hi != "":
-		cond += " AND " + e.n("GSI1SK") + " <= " + e.s(hi)
+	case upper != "" && inclusive:
+		cond += " AND " + e.n("GSI1SK") + " <= " + e.s(upper)
+	case upper != "":
+		cond += " AND " + e.n("GSI1SK") + " < " + e.s(upper)
 	}
-	return cond, lo, hi
+	return cond, drop, false
 }
 
 // orderListFilter filters on status and event (nil when neither is asked).
@@ -96,18 +134,4 @@ func orderListFilter(q ticketing.OrderQuery, e *exprs) *string {
 		return nil
 	}
 	return aws.String(strings.Join(filters, " AND "))
-}
-
-// orderPage decodes up to limit orders read, with the cursor of the next page.
-func (s *Store) orderPage(res listed, limit int, fingerprint string) (*ticketing.OrderPage, error) {
-	items, next := s.cut(res, limit, "GSI1PK", "GSI1SK", fingerprint)
-	page := &ticketing.OrderPage{HasMore: next != "", NextCursor: next}
-	for _, it := range items {
-		o, err := orderFrom(it)
-		if err != nil {
-			return nil, err
-		}
-		page.Orders = append(page.Orders, o)
-	}
-	return page, nil
 }

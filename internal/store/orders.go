@@ -31,7 +31,7 @@ func orderAV(o *ticketing.Order, version int64) (map[string]types.AttributeValue
 	}
 	item := map[string]types.AttributeValue{
 		"PK": str(orderPK(o.ID)), "SK": str(skOrder),
-		"GSI1PK": str(orderListPK(o.OrganizerID, string(o.Environment))), "GSI1SK": str(orderSortKey(o.CreatedAt, o.ID)),
+		"GSI1PK": str(orderListShardPK(o.OrganizerID, string(o.Environment), o.ID)), "GSI1SK": str(orderSortKey(o.CreatedAt, o.ID)),
 		"org": str(o.OrganizerID), "env": str(string(o.Environment)), "st": str(string(o.Status)),
 		"ev": str(o.EventID), "exp": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)),
 		"ver": num(strconv.FormatInt(version, 10)), "doc": str(string(doc)),

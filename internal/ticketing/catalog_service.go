@@ -27,6 +27,9 @@ type Tenant struct {
 type Catalog struct {
 	Store CatalogStore
 	Clock clock.Clock
+	// Cache, when set, serves Event, EventBySlug and Availability from views up
+	// to its TTL old. Seating and the event list always read the table.
+	Cache *ReadCache
 }
 
 // EventView is an event with its stock, as of Now.
@@ -37,35 +40,64 @@ type EventView struct {
 	Now          time.Time
 }
 
-// Event reads an event and its stock (two requests: the event, its stock partition).
+// Event reads an event and its stock (two requests: the event, its stock
+// partition), or takes them from the cache.
 func (c *Catalog) Event(ctx context.Context, t Tenant, id string) (*EventView, error) {
-	e, err := c.Store.GetEvent(ctx, t.OrganizerID, id, t.Environment)
-	if err != nil {
-		return nil, err
-	}
-	return c.withStock(ctx, t, e, "")
+	return c.cached(ctx, cacheKey("id", t, id, ""), func() (*EventView, error) {
+		e, err := c.Store.GetEvent(ctx, t.OrganizerID, id, t.Environment)
+		if err != nil {
+			return nil, err
+		}
+		return c.withStock(ctx, t, e, "")
+	})
 }
 
 // EventBySlug is Event looked up by slug.
 func (c *Catalog) EventBySlug(ctx context.Context, t Tenant, slug string) (*EventView, error) {
-	e, err := c.Store.GetEventBySlug(ctx, t.OrganizerID, slug, t.Environment)
-	if err != nil {
-		return nil, err
-	}
-	return c.withStock(ctx, t, e, "")
+	return c.cached(ctx, cacheKey("slug", t, slug, ""), func() (*EventView, error) {
+		e, err := c.Store.GetEventBySlug(ctx, t.OrganizerID, slug, t.Environment)
+		if err != nil {
+			return nil, err
+		}
+		return c.withStock(ctx, t, e, "")
+	})
 }
 
 // Availability reads an event's stock for one occurrence or, when occurrenceID is
-// empty, for all of them.
+// empty, for all of them (the same view as Event, and the same cache entry).
 func (c *Catalog) Availability(ctx context.Context, t Tenant, id, occurrenceID string) (*EventView, error) {
-	e, err := c.Store.GetEvent(ctx, t.OrganizerID, id, t.Environment)
+	if occurrenceID == "" {
+		return c.Event(ctx, t, id)
+	}
+	return c.cached(ctx, cacheKey("id", t, id, occurrenceID), func() (*EventView, error) {
+		e, err := c.Store.GetEvent(ctx, t.OrganizerID, id, t.Environment)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkOccurrence(e, occurrenceID); err != nil {
+			return nil, err
+		}
+		return c.withStock(ctx, t, e, occurrenceID)
+	})
+}
+
+// cacheKey names a view by everything that selects it: the tenant (organizer
+// and environment: stock is per environment), how the event was named, and
+// the occurrence.
+func cacheKey(by string, t Tenant, name, occurrenceID string) viewKey {
+	return viewKey{by: by, tenant: t, name: name, occurrence: occurrenceID}
+}
+
+// cached returns a copy of the (possibly cached) view, as of now: the counts a
+// response shows (a hold past its expiry is available) are worked out at Now.
+func (c *Catalog) cached(ctx context.Context, key viewKey, load func() (*EventView, error)) (*EventView, error) {
+	v, err := c.Cache.get(ctx, key, load)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOccurrence(e, occurrenceID); err != nil {
-		return nil, err
-	}
-	return c.withStock(ctx, t, e, occurrenceID)
+	cp := *v
+	cp.Now = c.Clock.Now()
+	return &cp, nil
 }
 
 // Seating reads the seating map with seat statuses for one occurrence. For an

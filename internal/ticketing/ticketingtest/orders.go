@@ -3,6 +3,7 @@ package ticketingtest
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -295,5 +296,33 @@ func testListOrders(t *testing.T, f *fixture) {
 	q.OrganizerID = "org_other"
 	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 0 {
 		t.Fatalf("another organizer's listing: %+v, %v", page, err)
+	}
+
+	// Orders created at the same instant list by id, newest id first, and a
+	// walk one by one meets each order once.
+	for range 2 {
+		o := f.gaOrder(1)
+		o.CreatedAt = f.now.Add(2 * time.Second)
+		must(t, "create", f.st.CreateOrder(f.ctx, o, e, f.now))
+		ids = append(ids, o.ID)
+	}
+	want := []string{ids[4], ids[3], ids[2], ids[1], ids[0]}
+	var got []string
+	q = ticketing.OrderQuery{OrganizerID: Org, Environment: ticketing.EnvTest, Limit: 1, Status: ticketing.OrderPending, Now: f.now}
+	for range len(want) + 1 {
+		page, err := f.st.ListOrders(f.ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range page.Orders {
+			got = append(got, o.ID)
+		}
+		if !page.HasMore {
+			break
+		}
+		q.Cursor = page.NextCursor
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("walk one by one: %v, want %v", got, want)
 	}
 }
