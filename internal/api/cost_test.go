@@ -43,7 +43,7 @@ func bigSeatedEvent(org, id string, n int) *ticketing.Event {
 }
 
 // capacityLog counts catalog requests and their units; the key lookup
-// (LookupKey, cached per process) and the rate-limit write (Admit) are counted apart.
+// (LookupKey, cached per process) and the rate-limit writes (CountRequest) are counted apart.
 type capacityLog struct {
 	mu         sync.Mutex
 	requests   int
@@ -55,8 +55,8 @@ type capacityLog struct {
 func (c *capacityLog) record(op string, cc *types.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if op == "Admit" || op == "LookupKey" {
-		if cc != nil && cc.CapacityUnits != nil && op == "Admit" {
+	if op == "CountRequest" || op == "LookupKey" {
+		if cc != nil && cc.CapacityUnits != nil && op == "CountRequest" {
 			c.admitUnits += *cc.CapacityUnits
 		} else if cc != nil && cc.CapacityUnits != nil {
 			c.keyUnits += *cc.CapacityUnits
