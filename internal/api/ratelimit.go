@@ -18,8 +18,7 @@ import (
 //     together), on shards: Limits.shardsFor(limit) items per window, shard i taking
 //     its share of the limit (they add up to the limit exactly); a request
 //     counts on a shard drawn at random and moves on to the next when that
-//     one is spent, so a request is refused only once every shard was found
-//     spent;
+//     one is spent, trying at most maxProbes shards not yet known spent;
 //   - a publishable key's budget per client network (IPv4 address, IPv6 /64)
 //     on one item per client and window.
 //
@@ -28,13 +27,26 @@ import (
 // it found spent until their window ends (spentCounters) and refuses on them
 // without a call, so a flood beyond a budget costs at most one write per
 // process and spent item per window.
+//
+// Tolerance: a window's items never admit more than the budget, whatever the
+// number of instances (the conditions are exact). On one item (every budget
+// up to ShardRate requests a second, so every default one) a request is
+// refused only when the budget is spent. On N shards a request can be refused
+// while another shard still has room, when the maxProbes shards it tried were
+// spent; each such refusal teaches its process maxProbes spent shards, so it
+// happens at most ceil(N/maxProbes) times per process and window. Windows
+// follow each instance's clock (a window's items take requests for as long
+// as the instances' clocks differ), and a budget changed by the operator
+// applies in each process within the key cache's lifetime.
 
 // DefaultShardRate is the most counted requests a second one shard takes
 // while its budget is spent at full speed, far below a partition's 1,000
-// write units a second; maxShards bounds the items of one budget's window.
+// write units a second; maxShards bounds the items of one budget's window;
+// maxProbes bounds the shards one request tries.
 const (
 	DefaultShardRate = 200
 	maxShards        = 512
+	maxProbes        = 4
 )
 
 // shardsFor is how many counter items a budget of limit requests per window
@@ -112,20 +124,23 @@ func (s *Server) charge(ctx context.Context, counter string, sharded bool, limit
 	if sharded {
 		shards = s.Limits.shardsFor(limit)
 	}
-	start := rand.IntN(shards)
-	for i := range shards {
+	start, probes := rand.IntN(shards), 0
+	for i := 0; i < shards && probes < maxProbes; i++ {
 		sh := (start + i) % shards
 		name := counter
 		if sharded {
 			name += "#s" + strconv.Itoa(sh)
 		}
-		if s.spent.has(name, now) {
-			continue
-		}
 		share := limit / shards
 		if sh < limit%shards {
 			share++
 		}
+		// Spent at this share: a budget raised mid-window counts on it again.
+		spent := name + "/" + strconv.Itoa(share)
+		if s.spent.has(spent, now) {
+			continue
+		}
+		probes++
 		used, ok, err := s.Keys.CountRequest(ctx, name, share, reset)
 		if err != nil {
 			return b, err
@@ -135,7 +150,7 @@ func (s *Server) charge(ctx context.Context, counter string, sharded bool, limit
 			b.Remaining = min(max(share-used, 0)*shards, limit)
 			return b, nil
 		}
-		s.spent.mark(name, reset, now)
+		s.spent.mark(spent, reset, now)
 	}
 	return b, nil
 }

@@ -15,6 +15,7 @@ import (
 type countingKeys struct {
 	api.KeyStore
 	lookups, admits atomic.Int64
+	seen            func(counter string) // when set, told every counter counted on
 }
 
 func (c *countingKeys) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
@@ -24,6 +25,9 @@ func (c *countingKeys) LookupKey(ctx context.Context, hash string) (*auth.Key, e
 
 func (c *countingKeys) CountRequest(ctx context.Context, counter string, limit int, until time.Time) (int, bool, error) {
 	c.admits.Add(1)
+	if c.seen != nil {
+		c.seen(counter)
+	}
 	return c.KeyStore.CountRequest(ctx, counter, limit, until)
 }
 

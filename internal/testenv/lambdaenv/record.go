@@ -214,14 +214,22 @@ func rateLimitAttrs(c Call) error {
 	return nil
 }
 
-// KeyItemWrites returns the calls that wrote an API key's item (KEY# or
-// KEYID#): an authenticated request makes none.
-func KeyItemWrites(calls []Call) []Call {
-	var out []Call
+// CheckNoKeyItemWrites fails the test for every recorded call that wrote an
+// API key's item (KEY# or KEYID#): authenticating a request only reads the
+// key and counts the request on rate-limit counters. It also fails when no
+// counter was counted on, so that it cannot pass on requests never admitted.
+func CheckNoKeyItemWrites(t *testing.T, calls []Call) {
+	t.Helper()
+	counted := false
 	for _, c := range calls {
-		if store.IsKeyItem(c.PK) && c.Action != "dynamodb:GetItem" && c.Action != "dynamodb:Query" && c.Action != "dynamodb:BatchGetItem" {
-			out = append(out, c)
+		switch {
+		case store.IsKeyItem(c.PK) && c.Action != "dynamodb:GetItem":
+			t.Errorf("%s of key item %s: a request wrote its key", c.Action, c.PK)
+		case c.Action == "dynamodb:UpdateItem" && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix):
+			counted = true
 		}
 	}
-	return out
+	if !counted {
+		t.Error("no rate-limit counter was counted on: were any requests admitted?")
+	}
 }
