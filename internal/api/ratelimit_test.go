@@ -59,6 +59,10 @@ func parallel(n, workers int, f func(i int)) {
 	wg.Wait()
 }
 
+func budget(rl auth.RateLimits) func(auth.Key) (*auth.RateLimits, error) {
+	return func(auth.Key) (*auth.RateLimits, error) { return &rl, nil }
+}
+
 func addr(i int) string { return fmt.Sprintf("10.%d.%d.%d:40000", i>>16&255, i>>8&255, i&255) }
 
 // 2,000 buyers behind one storefront pk key, each from its own address, are
@@ -124,7 +128,7 @@ func TestRateLimit_PKCeilingRefusesPastTheOperatorsCeiling(t *testing.T) {
 	h := newHarness(t)
 	pk, k := h.key(orgA, auth.Publishable, withOrigins(shop))
 	ctx := context.Background()
-	if _, err := h.st.SetKeyRateLimits(ctx, k.ID, &auth.RateLimits{Reads: 5}); err != nil {
+	if _, err := h.st.SetKeyRateLimits(ctx, k.ID, budget(auth.RateLimits{Reads: 5})); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 8 {
@@ -141,7 +145,7 @@ func TestRateLimit_PKCeilingRefusesPastTheOperatorsCeiling(t *testing.T) {
 			t.Errorf("refused by the ceiling: limit %q, body %s", r.Header.Get("X-RateLimit-Limit"), r.body)
 		}
 	}
-	if _, err := h.st.SetKeyRateLimits(ctx, k.ID, &auth.RateLimits{Reads: 10}); err != nil {
+	if _, err := h.st.SetKeyRateLimits(ctx, k.ID, budget(auth.RateLimits{Reads: 10})); err != nil {
 		t.Fatal(err)
 	}
 	h.clk.Advance(h.srv.Limits.KeyCacheTTL)

@@ -93,10 +93,10 @@ type Key struct {
 // (an IPv4 address or an IPv6 /64) and Reads and Writes the key's ceiling, all
 // clients together. Zero takes the service's default.
 type RateLimits struct {
-	Reads    int `json:"reads,omitempty"`
-	Writes   int `json:"writes,omitempty"`
-	IPReads  int `json:"ip_reads,omitempty"`
-	IPWrites int `json:"ip_writes,omitempty"`
+	Reads    int `json:"reads"`
+	Writes   int `json:"writes"`
+	IPReads  int `json:"ip_reads"`
+	IPWrites int `json:"ip_writes"`
 }
 
 // Usable reports whether the key may authenticate at now (not revoked, not expired).

@@ -141,10 +141,11 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
 	return &it.Key, nil
 }
 
-// SetKeyRateLimits replaces the operator's budgets of a key (nil: the service's
-// defaults) on both of its items in one transaction. Processes that cached the
-// key apply them within their key cache's lifetime (TIX_KEY_CACHE_TTL).
-func (s *Store) SetKeyRateLimits(ctx context.Context, keyID string, rl *auth.RateLimits) (*auth.Key, error) {
+// SetKeyRateLimits sets the operator's budgets of a key to what change makes
+// of the stored key (nil: the service's defaults), on both of its items in one
+// transaction; an error from change is returned as is. Processes that cached
+// the key apply them within their key cache's lifetime (TIX_KEY_CACHE_TTL).
+func (s *Store) SetKeyRateLimits(ctx context.Context, keyID string, change func(auth.Key) (*auth.RateLimits, error)) (*auth.Key, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
 	})
@@ -157,6 +158,10 @@ func (s *Store) SetKeyRateLimits(ctx context.Context, keyID string, rl *auth.Rat
 	var it keyRefItem
 	if err := unmarshal(out.Item, &it); err != nil {
 		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
+	}
+	rl, err := change(it.Key)
+	if err != nil {
+		return nil, err
 	}
 	v, err := attributevalue.MarshalWithOptions(rl, func(o *attributevalue.EncoderOptions) { o.TagKey = "json" })
 	if err != nil {

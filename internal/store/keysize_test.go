@@ -63,7 +63,7 @@ func TestSetKeyRateLimits(t *testing.T) {
 		t.Fatalf("new key: %+v %v, want no rate limits", got, err)
 	}
 	rl := &auth.RateLimits{Reads: 600000, Writes: 60000, IPReads: 120, IPWrites: 10}
-	if _, err := st.SetKeyRateLimits(ctx, k.ID, rl); err != nil {
+	if _, err := st.SetKeyRateLimits(ctx, k.ID, func(auth.Key) (*auth.RateLimits, error) { return rl, nil }); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.LookupKey(ctx, auth.Hash(secret))
@@ -75,7 +75,7 @@ func TestSetKeyRateLimits(t *testing.T) {
 		t.Fatalf("listed: %+v %v", list, err)
 	}
 	var te *ticketing.Error
-	if _, err := st.SetKeyRateLimits(ctx, "key_missing", rl); !errors.As(err, &te) || te.Code != ticketing.CodeNotFound {
+	if _, err := st.SetKeyRateLimits(ctx, "key_missing", func(auth.Key) (*auth.RateLimits, error) { return rl, nil }); !errors.As(err, &te) || te.Code != ticketing.CodeNotFound {
 		t.Fatalf("unknown key: %v, want not found", err)
 	}
 }
