@@ -30,8 +30,8 @@ import (
 //
 // Tolerance: a window's items never admit more than the budget, whatever the
 // number of instances (the conditions are exact). On one item (every budget
-// up to ShardRate requests a second, so every default one) a request is
-// refused only when the budget is spent. On N shards a request can be refused
+// up to ShardRate requests a second: the secret keys' defaults, every
+// client's) a request is refused only when the budget is spent. On N shards a request can be refused
 // while another shard still has room, when the maxProbes shards it tried were
 // spent; each such refusal teaches its process maxProbes spent shards, so it
 // happens at most ceil(N/maxProbes) times per process and window. Windows
