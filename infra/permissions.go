@@ -23,9 +23,9 @@ import (
 //   - TableWrite: its write actions on every item but the API keys
 //     (dynamodb:LeadingKeys not KEY#... or KEYID#...): only the operator's
 //     tixctl creates and revokes keys;
-//   - RateLimit (HTTP functions): UpdateItem of a key item's rate-limit
-//     counters only (dynamodb:Attributes PK, SK, rl_*), which is how every
-//     request is admitted.
+//   - RateLimit (HTTP functions): UpdateItem of the rate-limit counter items
+//     only (dynamodb:LeadingKeys RL#..., dynamodb:Attributes PK, SK, n, ttl),
+//     which is how every request is admitted; no function writes a key item.
 func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string) {
 	access, ok := store.Permissions[fn]
 	if !ok {

@@ -116,8 +116,8 @@ func TestCdkNag(t *testing.T) {
 
 // TestTablePermissions: each role has exactly the table actions of
 // store.Permissions (which the functions' tests check their DynamoDB calls
-// against), indexes named one by one, and no function may write an API key
-// item but for its rate-limit counters.
+// against), indexes named one by one, no function may write an API key
+// item, and the HTTP functions may update the rate-limit counter items' counts.
 func TestTablePermissions(t *testing.T) {
 	http := map[string]bool{}
 	for _, fn := range Routes {

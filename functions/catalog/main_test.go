@@ -11,5 +11,6 @@ func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "catalog-", env.Vars)
-	env.CheckAccess(t, "catalog") // what its IAM role allows on AWS
+	calls := env.CheckAccess(t, "catalog")   // what its IAM role allows on AWS
+	lambdaenv.CheckNoKeyItemWrites(t, calls) // authenticating reads the key, never writes it
 }

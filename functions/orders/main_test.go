@@ -13,5 +13,6 @@ func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env.AddOrders(t)
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "orders-", env.Vars)
-	env.CheckAccess(t, "orders") // what its IAM role allows on AWS
+	calls := env.CheckAccess(t, "orders")    // what its IAM role allows on AWS
+	lambdaenv.CheckNoKeyItemWrites(t, calls) // authenticating reads the key, never writes it
 }

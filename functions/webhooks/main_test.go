@@ -13,5 +13,6 @@ func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env.AddWebhookDelivery(t)
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "webhooks-", env.Vars)
-	env.CheckAccess(t, "webhooks") // what its IAM role allows on AWS
+	calls := env.CheckAccess(t, "webhooks")  // what its IAM role allows on AWS
+	lambdaenv.CheckNoKeyItemWrites(t, calls) // authenticating reads the key, never writes it
 }

@@ -45,8 +45,9 @@ func clientIP(r *http.Request) string {
 // authenticate runs contract section 5 for a keyed route: 401 for a missing,
 // malformed, unknown, revoked or expired key; 403 for a pk key on an sk route,
 // a disallowed origin or IP, a missing scope; 429 over budget. The key is read
-// (through the process's key cache) and checked first; only a request that
-// passed every check is charged to the key's budget, so nobody can spend a key's
+// through the process's key cache (a revocation takes effect within
+// Limits.KeyCacheTTL) and never written; only a request that passed every
+// check is counted on its budgets (ratelimit.go), so nobody can spend a key's
 // budget from a place the key does not work from.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route) (*http.Request, error) {
 	h := r.Header.Get("Authorization")
@@ -74,22 +75,14 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route)
 	if err := s.checkKey(r, rt, key, keyType, env, now); err != nil {
 		return r, err
 	}
-	limit := s.Limits.ReadsPerWindow
-	if rt.bucket == bucketWrite {
-		limit = s.Limits.WritesPerWindow
-	}
-	budget, err := s.Keys.Admit(r.Context(), hash, rt.bucket, limit, s.Limits.Window, now)
-	switch {
-	case errors.Is(err, auth.ErrUnknownKey), errors.Is(err, auth.ErrKeyRevoked):
-		s.keys.forget(hash)
-		return r, unauthorized("This API key was revoked; create a new one in the dashboard")
-	case err != nil:
+	budget, whose, err := s.admit(r.Context(), key, rt.bucket, ticketing.ClientNetwork(clientIP(r)), now)
+	if err != nil {
 		return r, err
 	}
 	setBudgetHeaders(w, budget, now)
 	if !budget.Admitted {
 		return r, &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: budget.Reset.Sub(now),
-			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " for this key exceeded; retry after the number of seconds in Retry-After"}
+			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " " + whose + " exceeded; retry after the number of seconds in Retry-After"}
 	}
 	return r.WithContext(context.WithValue(r.Context(), ctxCaller, &caller{key: key, budget: budget})), nil
 }

@@ -43,7 +43,7 @@ func bigSeatedEvent(org, id string, n int) *ticketing.Event {
 }
 
 // capacityLog counts catalog requests and their units; the key lookup
-// (LookupKey, cached per process) and the rate-limit write (Admit) are counted apart.
+// (LookupKey, cached per process) and the rate-limit writes (CountRequest) are counted apart.
 type capacityLog struct {
 	mu         sync.Mutex
 	requests   int
@@ -55,8 +55,8 @@ type capacityLog struct {
 func (c *capacityLog) record(op string, cc *types.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if op == "Admit" || op == "LookupKey" {
-		if cc != nil && cc.CapacityUnits != nil && op == "Admit" {
+	if op == "CountRequest" || op == "LookupKey" {
+		if cc != nil && cc.CapacityUnits != nil && op == "CountRequest" {
 			c.admitUnits += *cc.CapacityUnits
 		} else if cc != nil && cc.CapacityUnits != nil {
 			c.keyUnits += *cc.CapacityUnits
@@ -92,8 +92,9 @@ func (h *harness) sellSeats(e *ticketing.Event, every int) int {
 }
 
 // The read budgets, measured with ReturnConsumedCapacity on DynamoDB Local
-// (which reports the units DynamoDB would charge). Authentication and the rate
-// limit add one conditional write (store.Admit) to every request; it is counted apart.
+// (which reports the units DynamoDB would charge). The rate limit adds one
+// conditional write per budget (store.CountRequest) to every request; it is
+// counted apart.
 func TestCatalogReads_DynamoDBRequestsAndReadUnits(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
@@ -112,7 +113,7 @@ func TestCatalogReads_DynamoDBRequestsAndReadUnits(t *testing.T) {
 		return log.take()
 	}
 	wantStatus(t, h.get("/v1/ping", sk), 200)
-	t.Logf("%-32s 1 conditional write, %.1f write units", "rate limit", log.admitUnits)
+	t.Logf("%-32s 1 conditional write on a counter (sk), %.1f write units", "rate limit", log.admitUnits)
 	t.Logf("%-32s 1 GetItem per process per TIX_KEY_CACHE_TTL, %.1f read units", "key lookup", log.keyUnits)
 	for _, c := range []struct {
 		name, target string

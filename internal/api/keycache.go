@@ -10,10 +10,10 @@ import (
 )
 
 // keyCache keeps the keys this process looked up, by hash, for a short time:
-// found keys for KeyTTL (a revocation still takes effect at once, because the
-// budget charge is conditional on the key not being revoked) and unknown hashes
-// for MissTTL, so that random keys cost one read per process per MissTTL and no
-// write. It holds at most max entries; when full, expired entries go first, then
+// found keys for Limits.KeyCacheTTL (a revocation, expiry change or new budget
+// reaches this process within it: a revoked key stops being accepted at most
+// KeyCacheTTL after the revocation) and unknown hashes for KeyMissTTL, so that
+// random keys cost one read per process per KeyMissTTL and no write. It holds at most max entries; when full, expired entries go first, then
 // arbitrary ones.
 type keyCache struct {
 	mu      sync.Mutex
@@ -66,12 +66,6 @@ func (c *keyCache) put(hash string, e keyEntry, now time.Time) {
 		}
 	}
 	c.entries[hash] = e
-}
-
-func (c *keyCache) forget(hash string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, hash)
 }
 
 // lookupKey finds the key of hash through the cache; auth.ErrUnknownKey when none has it.

@@ -38,11 +38,12 @@ const (
 var AllGroups = []Group{GroupCatalog, GroupHolds, GroupOrders, GroupWebhooks}
 
 // KeyStore finds a key by the hash of its secret (auth.ErrUnknownKey when none
-// has it) and counts an authenticated request against its budget (conditional
-// on the key existing unrevoked: auth.ErrUnknownKey, auth.ErrKeyRevoked).
+// has it) and counts an authenticated request on a rate-limit counter item:
+// admitted while fewer than limit were counted on it (used: the count after
+// this request); the item expires some time after until.
 type KeyStore interface {
 	LookupKey(ctx context.Context, hash string) (*auth.Key, error)
-	Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (auth.Budget, error)
+	CountRequest(ctx context.Context, counter string, limit int, until time.Time) (used int, admitted bool, err error)
 }
 
 // HealthChecker reports whether the database answers.
@@ -50,20 +51,48 @@ type HealthChecker interface {
 	Ping(ctx context.Context) error
 }
 
-// Limits are the per-key budgets and request limits.
+// Limits are the default budgets, per window (an operator's budgets on a key,
+// tixctl keys set-budget, take precedence), and request limits.
 type Limits struct {
-	ReadsPerWindow  int           // all requests but order and hold creation
-	WritesPerWindow int           // order and hold creation
-	Window          time.Duration // fixed rate-limit window
-	MaxBodyBytes    int64
-	KeyCacheTTL     time.Duration // how long a process reuses a key it read (0: never)
-	KeyMissTTL      time.Duration // how long a process remembers that no key has a hash (0: never)
-	HealthCacheTTL  time.Duration // how long GET /health reuses its database probe (0: never)
+	ReadsPerWindow  int // a secret key's budget: all requests but order and hold creation
+	WritesPerWindow int // a secret key's budget: order and hold creation
+	// A publishable key's budgets per client network (IPv4 address, IPv6 /64).
+	IPReadsPerWindow, IPWritesPerWindow int
+	// A publishable key's ceiling: all of its clients together.
+	PKReadsPerWindow, PKWritesPerWindow int
+	// ShardRate is the most requests a second one counter item of a key's
+	// budget takes at full speed; a budget spreads over as many items as
+	// that needs (0: DefaultShardRate).
+	ShardRate      int
+	Window         time.Duration // fixed rate-limit window
+	MaxBodyBytes   int64
+	KeyCacheTTL    time.Duration // how long a process reuses a key it read (0: never)
+	KeyMissTTL     time.Duration // how long a process remembers that no key has a hash (0: never)
+	HealthCacheTTL time.Duration // how long GET /health reuses its database probe (0: never)
 }
 
 // DefaultLimits are the contract's figures and our documented cache lifetimes.
-var DefaultLimits = Limits{ReadsPerWindow: 600, WritesPerWindow: 60, Window: time.Minute, MaxBodyBytes: 64 << 10,
+var DefaultLimits = Limits{ReadsPerWindow: 600, WritesPerWindow: 60,
+	IPReadsPerWindow: 600, IPWritesPerWindow: 60, PKReadsPerWindow: 60000, PKWritesPerWindow: 6000,
+	Window: time.Minute, MaxBodyBytes: 64 << 10,
 	KeyCacheTTL: 10 * time.Second, KeyMissTTL: time.Minute, HealthCacheTTL: 5 * time.Second}
+
+// withPublishableDefaults fills the publishable keys' budgets left unset
+// with DefaultLimits'.
+func (l Limits) withPublishableDefaults() Limits {
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{
+		{&l.IPReadsPerWindow, DefaultLimits.IPReadsPerWindow}, {&l.IPWritesPerWindow, DefaultLimits.IPWritesPerWindow},
+		{&l.PKReadsPerWindow, DefaultLimits.PKReadsPerWindow}, {&l.PKWritesPerWindow, DefaultLimits.PKWritesPerWindow},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return l
+}
 
 // Server holds the dependencies of the handlers.
 type Server struct {
@@ -84,6 +113,7 @@ type Server struct {
 	PaymentNotification func(ctx context.Context, body []byte) error
 
 	keys  keyCache
+	spent spentCounters
 	probe healthCache
 }
 
@@ -177,6 +207,7 @@ func (s *Server) Handler(groups ...Group) http.Handler {
 	if s.Limits == (Limits{}) {
 		s.Limits = DefaultLimits
 	}
+	s.Limits = s.Limits.withPublishableDefaults()
 	want := map[Group]bool{}
 	for _, g := range groups {
 		want[g] = true

@@ -15,6 +15,7 @@ import (
 type countingKeys struct {
 	api.KeyStore
 	lookups, admits atomic.Int64
+	seen            func(counter string) // when set, told every counter counted on
 }
 
 func (c *countingKeys) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
@@ -22,9 +23,12 @@ func (c *countingKeys) LookupKey(ctx context.Context, hash string) (*auth.Key, e
 	return c.KeyStore.LookupKey(ctx, hash)
 }
 
-func (c *countingKeys) Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (auth.Budget, error) {
+func (c *countingKeys) CountRequest(ctx context.Context, counter string, limit int, until time.Time) (int, bool, error) {
 	c.admits.Add(1)
-	return c.KeyStore.Admit(ctx, hash, bucket, limit, window, now)
+	if c.seen != nil {
+		c.seen(counter)
+	}
+	return c.KeyStore.CountRequest(ctx, counter, limit, until)
 }
 
 func (h *harness) countKeys() *countingKeys {
@@ -41,6 +45,7 @@ func TestAuth_BudgetIsChargedOnlyAfterEveryCheck(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
 	h.srv.Limits.ReadsPerWindow = 3
+	h.srv.Limits.IPReadsPerWindow = 3
 	keys := h.countKeys()
 	pk, _ := h.key(orgA, auth.Publishable, withOrigins("https://shop.example"))
 	sk, _ := h.key(orgA, auth.Secret, withIPs("10.0.0.0/8"))
@@ -104,9 +109,11 @@ func TestAuth_BadKeysWriteNothingAndUnknownKeysAreCachedAsMissing(t *testing.T) 
 	}
 }
 
-// A key read into the cache stops working the moment it is revoked: the budget
-// charge is conditional on the key not being revoked.
-func TestAuth_RevocationStopsACachedKeyAtOnce(t *testing.T) {
+// A revoked key is refused within the key cache's lifetime (TIX_KEY_CACHE_TTL,
+// the documented revocation delay): requests never write the key's item, so
+// nothing but the cache stands between a revocation and a process that read
+// the key. Refused, it writes nothing.
+func TestAuth_RevokedKeyIsRefusedWithinTheKeyCacheTTL(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
 	keys := h.countKeys()
@@ -117,11 +124,24 @@ func TestAuth_RevocationStopsACachedKeyAtOnce(t *testing.T) {
 	if n := keys.lookups.Load(); n != 1 {
 		t.Fatalf("%d key reads for 3 requests within the cache TTL, want 1", n)
 	}
-	if _, err := h.st.RevokeKey(context.Background(), k.ID, t0); err != nil {
+	ttl := h.srv.Limits.KeyCacheTTL
+	h.clk.Advance(ttl / 2)
+	revokedAt := h.clk.Now()
+	if _, err := h.st.RevokeKey(context.Background(), k.ID, revokedAt); err != nil {
 		t.Fatal(err)
 	}
+	// Inside the delay this process may still accept the key it cached.
+	wantStatus(t, h.get("/v1/events", sk), 200)
+	h.clk.Advance(ttl / 2)
+	if d := h.clk.Now().Sub(revokedAt); d > ttl {
+		t.Fatalf("test waited %v after the revocation, more than the %v delay", d, ttl)
+	}
+	charged := keys.admits.Load()
 	wantError(t, h.get("/v1/events", sk), 401, "unauthorized", "")
 	wantError(t, h.get("/v1/events", sk), 401, "unauthorized", "")
+	if n := keys.admits.Load(); n != charged {
+		t.Fatalf("a revoked key made %d rate-limit writes", n-charged)
+	}
 }
 
 // countingHealth counts the database probes of GET /health.

@@ -169,6 +169,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 		Catalog: &ticketing.Catalog{Store: st, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
+			IPReadsPerWindow: cfg.IPReads, IPWritesPerWindow: cfg.IPWrites, PKReadsPerWindow: cfg.PKReads, PKWritesPerWindow: cfg.PKWrites,
 			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeyCacheTTL: cfg.KeyCacheTTL, KeyMissTTL: cfg.KeyMissTTL, HealthCacheTTL: cfg.HealthCacheTTL,
 		},

@@ -82,6 +82,21 @@ type Key struct {
 	CreatedAt      time.Time             `json:"created_at"`
 	ExpiresAt      *time.Time            `json:"expires_at"`
 	RevokedAt      *time.Time            `json:"revoked_at"`
+	// RateLimits are the operator's budgets for this key (tixctl keys
+	// set-budget); nil, or a zero field, takes the service's default.
+	RateLimits *RateLimits `json:"rate_limits"`
+}
+
+// RateLimits are an operator's budgets for one key, in requests per rate-limit
+// window. For a secret key, Reads and Writes are the key's budgets. For a
+// publishable key, IPReads and IPWrites are each client network's budgets
+// (an IPv4 address or an IPv6 /64) and Reads and Writes the key's ceiling, all
+// clients together. Zero takes the service's default.
+type RateLimits struct {
+	Reads    int `json:"reads"`
+	Writes   int `json:"writes"`
+	IPReads  int `json:"ip_reads"`
+	IPWrites int `json:"ip_writes"`
 }
 
 // Usable reports whether the key may authenticate at now (not revoked, not expired).
@@ -226,7 +241,7 @@ func (k *Key) IPAllowed(ip string) bool {
 	return false
 }
 
-// Budget is the state of a key's rate-limit window after a request was counted.
+// Budget is the state of a rate-limit window after a request was counted.
 type Budget struct {
 	Limit     int
 	Remaining int
@@ -238,7 +253,3 @@ type Budget struct {
 
 // ErrUnknownKey is returned by a key lookup when no key has that hash.
 var ErrUnknownKey = errors.New("unknown key")
-
-// ErrKeyRevoked is returned when a budget is charged to a key that was revoked
-// since it was read.
-var ErrKeyRevoked = errors.New("key revoked")

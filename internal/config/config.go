@@ -22,6 +22,10 @@ type Config struct {
 	ReadsPerWindow   int           // TIX_RATE_READS
 	WritesPerWindow  int           // TIX_RATE_WRITES
 	RateWindow       time.Duration // TIX_RATE_WINDOW
+	IPReads          int           // TIX_RATE_IP_READS
+	IPWrites         int           // TIX_RATE_IP_WRITES
+	PKReads          int           // TIX_RATE_PK_READS
+	PKWrites         int           // TIX_RATE_PK_WRITES
 	MaxBodyBytes     int64         // TIX_MAX_BODY_BYTES
 	KeyCacheTTL      time.Duration // TIX_KEY_CACHE_TTL
 	KeyMissTTL       time.Duration // TIX_KEY_MISS_TTL
@@ -85,11 +89,15 @@ var Vars = []Var{
 	{"TIX_SQS_ENDPOINT", "", "SQS endpoint override (the local stack sets http://127.0.0.1:4566); empty = AWS"},
 	{"TIX_CURSOR_SECRET", "", "secret that signs pagination cursors and derives order poll tokens (at least 16 characters; required outside the local stack; changing it invalidates both)"},
 	{"TIX_CURSOR_SECRET_ARN", "", "on AWS: ARN of the Secrets Manager secret holding TIX_CURSOR_SECRET, read once at start (the stack sets it; set one of the two)"},
-	{"TIX_RATE_READS", "600", "requests per key per window, all but order and hold creation"},
-	{"TIX_RATE_WRITES", "60", "order and hold creations per key per window"},
+	{"TIX_RATE_READS", "600", "secret keys: requests per key per window, all but order and hold creation (tixctl keys set-budget overrides per key)"},
+	{"TIX_RATE_WRITES", "60", "secret keys: order and hold creations per key per window"},
+	{"TIX_RATE_IP_READS", "600", "publishable keys: requests per client network (IPv4 address, IPv6 /64) and key per window, all but order and hold creation"},
+	{"TIX_RATE_IP_WRITES", "60", "publishable keys: order and hold creations per client network and key per window"},
+	{"TIX_RATE_PK_READS", "60000", "publishable keys: ceiling of requests per key per window, all clients together, all but order and hold creation"},
+	{"TIX_RATE_PK_WRITES", "6000", "publishable keys: ceiling of order and hold creations per key per window, all clients together"},
 	{"TIX_RATE_WINDOW", "1m", "rate-limit window"},
 	{"TIX_MAX_BODY_BYTES", "65536", "largest request body accepted"},
-	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read (a revocation still stops the key at once); 0s reads it on every request"},
+	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read: a revocation or budget change takes effect within it; 0s reads the key on every request"},
 	{"TIX_KEY_MISS_TTL", "1m", "how long a process remembers that no key has a presented secret (unknown keys then cost nothing); 0s disables"},
 	{"TIX_HEALTH_CACHE_TTL", "5s", "how long GET /health reuses its DynamoDB probe; 0s probes on every call"},
 	{"TIX_CATALOG_CACHE_TTL", "1s", "how long a process reuses an event's detail, tiers and availability it read (holds and orders always check the table); 0s reads them on every request"},
@@ -148,6 +156,8 @@ func Load(getenv func(string) string) (Config, error) {
 	c.OrderIPPending, c.OrderIPUnits = r.posInt("TIX_ORDER_IP_MAX_PENDING"), r.posInt("TIX_ORDER_IP_MAX_UNITS")
 	c.PreviewIPRate = r.posInt("TIX_PREVIEW_IP_RATE")
 	c.CatalogCacheTTL = r.nonNegDur("TIX_CATALOG_CACHE_TTL")
+	c.IPReads, c.IPWrites = r.posInt("TIX_RATE_IP_READS"), r.posInt("TIX_RATE_IP_WRITES")
+	c.PKReads, c.PKWrites = r.posInt("TIX_RATE_PK_READS"), r.posInt("TIX_RATE_PK_WRITES")
 	c.Payments = Payments{
 		TBankURL: r.get("TIX_TBANK_API_URL"), TBankTimeout: r.dur("TIX_TBANK_TIMEOUT"), PublicURL: strings.TrimRight(r.get("TIX_PUBLIC_URL"), "/"),
 		CheckGrace: r.dur("TIX_PAYMENT_CHECK_GRACE"), RefundCheck: r.dur("TIX_REFUND_CHECK_INTERVAL"),

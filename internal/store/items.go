@@ -26,6 +26,8 @@ const (
 	skEndpoint  = "WHE"
 	skCount     = "COUNT"
 	skOutbound  = "WRL"
+	// skRateCounter is the sort key of the API's rate-limit counters (RL#...).
+	skRateCounter = "RL"
 )
 
 func orgPK(id string) string              { return "ORG#" + id }

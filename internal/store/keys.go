@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -15,11 +15,11 @@ import (
 	"tix/internal/ticketing"
 )
 
-// keyItem is an API key, addressed by the hash of its secret. It also carries the
-// key's rate-limit windows (rl_<bucket>_w, rl_<bucket>_n): a request is counted by
-// one conditional UpdateItem once it passed every check. It is in no index, so that
-// update costs one write unit; keyRefItem (by key id, indexed for listing) holds
-// a copy of the key for the operator's list and revoke.
+// keyItem is an API key, addressed by the hash of its secret. Requests only read
+// it (through each process's key cache): their rate-limit budgets are counted on
+// counter items of their own (ratelimit.go), so no request writes a key item.
+// keyRefItem (by key id, indexed for listing) holds a copy of the key for the
+// operator's list, revoke and budget changes.
 type keyItem struct {
 	PK, SK string
 	Hash   string `json:"hash"`
@@ -81,7 +81,8 @@ func (s *Store) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, e
 	return res, nil
 }
 
-// RevokeKey marks a key revoked by its public id; it stops authenticating at once.
+// RevokeKey marks a key revoked by its public id; processes that cached the key
+// stop accepting it within their key cache's lifetime (TIX_KEY_CACHE_TTL).
 // Revoking a revoked key keeps the first revocation time.
 func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
@@ -120,7 +121,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*aut
 
 // LookupKey reads the key with the given hash (strongly consistent, so that a
 // key is found the moment it was created); auth.ErrUnknownKey when none has it.
-// It writes nothing: the budget is charged by Admit, once every check passed.
+// It writes nothing.
 func (s *Store) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey), ConsistentRead: aws.Bool(true),
@@ -140,86 +141,45 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
 	return &it.Key, nil
 }
 
-// notRevoked is the condition that a key item exists and carries no revocation
-// (an unrevoked key stores revoked_at as NULL).
-const notRevoked = "attribute_exists(PK) AND (attribute_not_exists(revoked_at) OR attribute_type(revoked_at, :nul))"
-
-// Admit takes one request from the budget of the key with the given hash in the
-// current fixed window (window length window, limit requests). Admission is
-// decided by DynamoDB's condition, so every function instance shares the budget
-// and no more than limit requests are admitted per window, however many run at
-// once. The same condition requires the key to exist and not be revoked
-// (auth.ErrUnknownKey, auth.ErrKeyRevoked: nothing is written), so a revocation
-// stops a key at once even where its item was read earlier.
-func (s *Store) Admit(ctx context.Context, hash, bucket string, limit int, window time.Duration, now time.Time) (auth.Budget, error) {
-	win := now.UnixMilli() / window.Milliseconds()
-	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
-	names := map[string]string{"#w": "rl_" + bucket + "_w", "#n": "rl_" + bucket + "_n"}
-	nul := &types.AttributeValueMemberS{Value: "NULL"}
-	vals := map[string]types.AttributeValue{
-		":w": num(strconv.FormatInt(win, 10)), ":one": num("1"), ":lim": num(strconv.Itoa(limit)), ":nul": nul,
+// SetKeyRateLimits sets the operator's budgets of a key to what change makes
+// of the stored key (nil: the service's defaults), on both of its items in one
+// transaction; an error from change is returned as is. Processes that cached
+// the key apply them within their key cache's lifetime (TIX_KEY_CACHE_TTL).
+func (s *Store) SetKeyRateLimits(ctx context.Context, keyID string, change func(auth.Key) (*auth.RateLimits, error)) (*auth.Key, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find key %s: %w", keyID, err)
 	}
-	for attempt := 0; attempt < 3; attempt++ {
-		// The common case: same window, under budget.
-		out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey),
-			UpdateExpression: aws.String("SET #n = #n + :one"),
-			// A window ahead of ours (another instance's clock runs a little fast) is
-			// the current one: counting in it keeps the budget shared.
-			ConditionExpression:                 aws.String(notRevoked + " AND #w >= :w AND #n < :lim"),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           vals,
-			ReturnValues:                        types.ReturnValueUpdatedNew,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-			ReturnConsumedCapacity:              s.rcc(),
-		})
-		if err == nil {
-			s.record("Admit", out.ConsumedCapacity)
-			return budgetFrom(out.Attributes, bucket, limit, reset, true), nil
-		}
-		cf, ok := isConditionFailed(err)
-		if !ok {
-			return auth.Budget{}, fmt.Errorf("admit request: %w", err)
-		}
-		if cf.Item == nil {
-			return auth.Budget{}, auth.ErrUnknownKey
-		}
-		if _, isNull := cf.Item["revoked_at"].(*types.AttributeValueMemberNULL); !isNull && cf.Item["revoked_at"] != nil {
-			return auth.Budget{}, auth.ErrKeyRevoked
-		}
-		if v, ok := cf.Item["rl_"+bucket+"_w"].(*types.AttributeValueMemberN); ok {
-			if w, _ := strconv.ParseInt(v.Value, 10, 64); w >= win {
-				// Same window and the budget is spent.
-				reset = time.UnixMilli((w + 1) * window.Milliseconds()).UTC()
-				return budgetFrom(cf.Item, bucket, limit, reset, false), nil
-			}
-		}
-		// A new window: start it at 1, unless another request started it first.
-		out, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey),
-			UpdateExpression:          aws.String("SET #w = :w, #n = :one"),
-			ConditionExpression:       aws.String(notRevoked + " AND (attribute_not_exists(#w) OR #w < :w)"),
-			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: map[string]types.AttributeValue{":w": vals[":w"], ":one": vals[":one"], ":nul": nul},
-			ReturnValues:              types.ReturnValueUpdatedNew,
-			ReturnConsumedCapacity:    s.rcc(),
-		})
-		if err == nil {
-			s.record("Admit", out.ConsumedCapacity)
-			return budgetFrom(out.Attributes, bucket, limit, reset, limit >= 1), nil
-		}
-		if _, ok := isConditionFailed(err); !ok {
-			return auth.Budget{}, fmt.Errorf("open rate window: %w", err)
-		}
+	if out.Item == nil {
+		return nil, ticketing.NotFound("key " + keyID)
 	}
-	return auth.Budget{}, fmt.Errorf("admit request: rate window kept moving")
-}
-
-func budgetFrom(item map[string]types.AttributeValue, bucket string, limit int, reset time.Time, admitted bool) auth.Budget {
-	used := limit
-	if v, ok := item["rl_"+bucket+"_n"].(*types.AttributeValueMemberN); ok {
-		used, _ = strconv.Atoi(v.Value)
+	var it keyRefItem
+	if err := unmarshal(out.Item, &it); err != nil {
+		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
 	}
-	rem := max(limit-used, 0)
-	return auth.Budget{Limit: limit, Remaining: rem, Reset: reset, Admitted: admitted}
+	rl, err := change(it.Key)
+	if err != nil {
+		return nil, err
+	}
+	v, err := attributevalue.MarshalWithOptions(rl, func(o *attributevalue.EncoderOptions) { o.TagKey = "json" })
+	if err != nil {
+		return nil, fmt.Errorf("marshal rate limits: %w", err)
+	}
+	set := func(pk string) types.TransactWriteItem {
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: keyOf(pk, skKey),
+			UpdateExpression:          aws.String("SET rate_limits = :rl"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":rl": v},
+		}}
+	}
+	if _, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{set(keyPK(it.Hash)), set(keyIDPK(keyID))},
+	}); err != nil {
+		return nil, fmt.Errorf("set rate limits of key %s: %w", keyID, err)
+	}
+	it.RateLimits = rl
+	return &it.Key, nil
 }

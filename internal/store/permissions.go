@@ -13,25 +13,25 @@ type Access struct {
 	// Writes are write actions on every item but the API keys (KeyPrefixes).
 	Writes []string
 	// RateLimit: the function serves HTTP requests, whose admission counts the
-	// request on the key's item (Admit): UpdateItem of RateLimitAttributes only.
+	// request on rate-limit counter items (CountRequest): UpdateItem of
+	// RateLimitAttributes of RateLimitKeyPrefix items only.
 	RateLimit bool
 }
 
 // KeyPrefixes are the partition keys of the API key items. Only the operator
-// (tixctl) creates and revokes keys; no function writes them beyond the
-// rate-limit counters.
+// (tixctl) creates, revokes and changes keys; no function writes them: a
+// request reads its key (cached per process) and counts its budgets on
+// counter items of their own (RateLimitKeyPrefix).
 var KeyPrefixes = []string{"KEY#", "KEYID#"}
 
-// RateLimitKeyPrefix is the partition key prefix of the items Admit counts on.
-const RateLimitKeyPrefix = "KEY#"
+// RateLimitKeyPrefix is the partition key prefix of the rate-limit counters
+// CountRequest updates: per key window and shard, per publishable key's
+// client network and window.
+const RateLimitKeyPrefix = "RL#"
 
-// RateLimitAttributes are the top-level attributes Admit names on a key item:
-// its keys, the rl_<bucket>_w / rl_<bucket>_n counters it sets, and revoked_at,
-// which its condition reads (a charge succeeds only on a key not revoked, so a
-// revocation stops a key cached by a process at once). IAM's attribute
-// condition does not tell a condition's read from a write, so revoked_at is
-// listed; the only update a function sends to a key item is Admit's.
-var RateLimitAttributes = []string{"PK", "SK", "rl_*", "revoked_at"}
+// RateLimitAttributes are the top-level attributes CountRequest names on a
+// counter item: its keys, the count n and its ttl.
+var RateLimitAttributes = []string{"PK", "SK", "n", "ttl"}
 
 // Permissions are the table actions of each function (functions/<name>).
 // A new store call on a function's path must be added here, or it is denied

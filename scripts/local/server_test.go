@@ -25,8 +25,8 @@ func (anyKey) LookupKey(context.Context, string) (*auth.Key, error) {
 	return &auth.Key{ID: "key_local", OrganizerID: "org_local", Type: auth.Secret, Environment: ticketing.EnvTest, Scopes: auth.AllScopes}, nil
 }
 
-func (anyKey) Admit(context.Context, string, string, int, time.Duration, time.Time) (auth.Budget, error) {
-	return auth.Budget{Limit: 100, Remaining: 99, Reset: time.Now().Add(time.Minute), Admitted: true}, nil
+func (anyKey) CountRequest(context.Context, string, int, time.Time) (int, bool, error) {
+	return 1, true, nil
 }
 
 // startServer runs the local runner's server, with the real router, on a free port.

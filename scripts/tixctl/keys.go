@@ -262,7 +262,93 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 	}
 	v := viewOf(*k, a.clock.Now())
 	return a.emit(v, func(w io.Writer) {
-		fmt.Fprintf(w, "Revoked key %s (%s_%s ...%s) at %s; it stops authenticating at once.\n",
+		fmt.Fprintf(w, "Revoked key %s (%s_%s ...%s) at %s; it stops authenticating within TIX_KEY_CACHE_TTL (10 s by default).\n",
 			v.ID, v.Type, v.Environment, v.Last4, formatTime(v.RevokedAt))
 	})
+}
+
+// keysSetBudget sets the budgets an operator gives a key ahead of an on-sale;
+// the flags given replace the key's figures, the others stay, 0 returns one to
+// the service's default.
+func keysSetBudget(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("keys set-budget", flag.ContinueOnError)
+	id := fs.String("id", "", "key id (key_...)")
+	reads := fs.Int("reads", 0, "sk: the key's requests per window (all but order and hold creation); pk: the key's ceiling, all clients together")
+	writes := fs.Int("writes", 0, "sk: the key's order and hold creations per window; pk: the key's ceiling, all clients together")
+	ipReads := fs.Int("ip-reads", 0, "pk only: each client network's requests per window")
+	ipWrites := fs.Int("ip-writes", 0, "pk only: each client network's order and hold creations per window")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	if err := required("id", *id); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(set) == 1 {
+		return usagef("give at least one of --reads, --writes, --ip-reads, --ip-writes")
+	}
+	for name, v := range map[string]int{"reads": *reads, "writes": *writes, "ip-reads": *ipReads, "ip-writes": *ipWrites} {
+		if v < 0 {
+			return usagef("--%s must be 0 (the default) or more", name)
+		}
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	k, err := st.SetKeyRateLimits(ctx, *id, func(k auth.Key) (*auth.RateLimits, error) {
+		if k.Type != auth.Publishable && (set["ip-reads"] || set["ip-writes"]) {
+			return nil, usagef("--ip-reads and --ip-writes are for publishable (pk) keys; a secret key has one budget per key")
+		}
+		rl := auth.RateLimits{}
+		if k.RateLimits != nil {
+			rl = *k.RateLimits
+		}
+		for name, f := range map[string]struct {
+			dst *int
+			v   int
+		}{
+			"reads": {&rl.Reads, *reads}, "writes": {&rl.Writes, *writes}, "ip-reads": {&rl.IPReads, *ipReads}, "ip-writes": {&rl.IPWrites, *ipWrites},
+		} {
+			if set[name] {
+				*f.dst = f.v
+			}
+		}
+		if rl == (auth.RateLimits{}) {
+			return nil, nil
+		}
+		return &rl, nil
+	})
+	if err != nil {
+		return err
+	}
+	v := viewOf(*k, a.clock.Now())
+	return a.emit(v, func(w io.Writer) { printBudgets(w, v) })
+}
+
+// printBudgets is the text output of keys set-budget.
+func printBudgets(w io.Writer, v keyView) {
+	rl := auth.RateLimits{}
+	if v.RateLimits != nil {
+		rl = *v.RateLimits
+	}
+	fig := func(n int) string {
+		if n == 0 {
+			return "default"
+		}
+		return fmt.Sprint(n)
+	}
+	fmt.Fprintf(w, "Budgets of key %s (%s_%s ...%s), per rate-limit window (TIX_RATE_WINDOW, 1 min by default):\n", v.ID, v.Type, v.Environment, v.Last4)
+	if v.Type == auth.Publishable {
+		fmt.Fprintf(w, "  each client (IPv4 address or IPv6 /64): reads %s, order and hold creations %s\n", fig(rl.IPReads), fig(rl.IPWrites))
+		fmt.Fprintf(w, "  the key's ceiling, all clients together: reads %s, order and hold creations %s\n", fig(rl.Reads), fig(rl.Writes))
+	} else {
+		fmt.Fprintf(w, "  reads %s, order and hold creations %s\n", fig(rl.Reads), fig(rl.Writes))
+	}
+	fmt.Fprintln(w, "Running functions apply them within TIX_KEY_CACHE_TTL (10 s by default); default = the service's TIX_RATE_* setting.")
 }

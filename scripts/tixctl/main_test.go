@@ -323,3 +323,57 @@ func TestGlobals(t *testing.T) {
 		t.Errorf("default endpoint = %q", a.endpoint)
 	}
 }
+
+// An operator sets a key's budgets ahead of an on-sale; the functions read
+// them with the key. Flags not given keep their figures; 0 is the default.
+func TestRun_KeysSetBudget(t *testing.T) {
+	t.Parallel()
+	c, st := newCLI(t)
+	ctx := context.Background()
+	var org ticketing.Organizer
+	c.json(0, &org, "organizers", "create", "--name", "Budget Org", "--id", "org_budget")
+	var pk, sk cliKey
+	c.json(0, &pk, "keys", "create", "--organizer", "org_budget", "--type", "pk", "--env", "test", "--origin", "https://shop.example")
+	c.json(0, &sk, "keys", "create", "--organizer", "org_budget", "--type", "sk", "--env", "test")
+
+	type budgeted struct {
+		ID         string           `json:"id"`
+		Status     string           `json:"status"`
+		RateLimits *auth.RateLimits `json:"rate_limits"`
+	}
+	var got budgeted
+	c.json(0, &got, "keys", "set-budget", "--id", pk.ID, "--reads", "3000000", "--writes", "300000", "--ip-reads", "120")
+	want := auth.RateLimits{Reads: 3000000, Writes: 300000, IPReads: 120}
+	if got.ID != pk.ID || got.Status != "active" || got.RateLimits == nil || *got.RateLimits != want {
+		t.Fatalf("set-budget = %+v, want %+v", got, want)
+	}
+	c.json(0, &got, "keys", "set-budget", "--id", pk.ID, "--ip-writes", "5", "--reads", "0")
+	want = auth.RateLimits{Writes: 300000, IPReads: 120, IPWrites: 5}
+	if got.RateLimits == nil || *got.RateLimits != want {
+		t.Fatalf("second set-budget = %+v, want %+v", got.RateLimits, want)
+	}
+	k, err := st.LookupKey(ctx, auth.Hash(pk.Secret))
+	if err != nil || k.RateLimits == nil || *k.RateLimits != want {
+		t.Fatalf("the functions read %+v (%v), want %+v", k, err, want)
+	}
+
+	code, out, _ := c.run("keys", "set-budget", "--id", sk.ID, "--reads", "1200")
+	if code != 0 || !strings.Contains(out, "reads 1200") || !strings.Contains(out, "order and hold creations default") {
+		t.Errorf("sk set-budget (exit %d):\n%s", code, out)
+	}
+	for _, bad := range [][]string{
+		{"--id", sk.ID, "--ip-reads", "10"},
+		{"--id", pk.ID, "--reads", "-1"},
+		{"--id", pk.ID},
+	} {
+		if code, _, _ := c.run(append([]string{"keys", "set-budget"}, bad...)...); code != 2 {
+			t.Errorf("set-budget %v: exit %d, want 2 (usage)", bad, code)
+		}
+	}
+	if code, _, _ := c.run("keys", "set-budget", "--id", "key_missing", "--reads", "5"); code != 1 {
+		t.Errorf("unknown key: exit %d, want 1", code)
+	}
+	if k, _ := st.LookupKey(ctx, auth.Hash(sk.Secret)); k.RateLimits == nil || *k.RateLimits != (auth.RateLimits{Reads: 1200}) {
+		t.Errorf("a refused set-budget changed the sk key: %+v", k.RateLimits)
+	}
+}

@@ -185,23 +185,51 @@ func Allowed(fn string, c Call) error {
 	case has(p.Reads):
 		return nil
 	case store.IsKeyItem(c.PK):
-		if c.Action == "dynamodb:UpdateItem" && p.RateLimit && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix) {
-			for _, a := range c.Attrs {
-				ok := false
-				for _, pat := range store.RateLimitAttributes {
-					if m, _ := path.Match(pat, a); m {
-						ok = true
-					}
-				}
-				if !ok {
-					return fmt.Errorf("%s of key item %s touches %q, outside %v", c.Action, c.PK, a, store.RateLimitAttributes)
-				}
-			}
-			return nil
-		}
 		return fmt.Errorf("%s of key item %s is denied", c.Action, c.PK)
+	case p.RateLimit && c.Action == "dynamodb:UpdateItem" && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix):
+		if err := rateLimitAttrs(c); err == nil || !has(p.Writes) {
+			return err
+		}
+		return nil
 	case has(p.Writes):
 		return nil
 	}
 	return fmt.Errorf("%s (item %q) is not in store.Permissions", c.Action, c.PK)
+}
+
+// rateLimitAttrs checks an update of a rate-limit counter against
+// store.RateLimitAttributes (the stack's dynamodb:Attributes condition).
+func rateLimitAttrs(c Call) error {
+	for _, a := range c.Attrs {
+		ok := false
+		for _, pat := range store.RateLimitAttributes {
+			if m, _ := path.Match(pat, a); m {
+				ok = true
+			}
+		}
+		if !ok {
+			return fmt.Errorf("%s of rate-limit counter %s touches %q, outside %v", c.Action, c.PK, a, store.RateLimitAttributes)
+		}
+	}
+	return nil
+}
+
+// CheckNoKeyItemWrites fails the test for every recorded call that wrote an
+// API key's item (KEY# or KEYID#): authenticating a request only reads the
+// key and counts the request on rate-limit counters. It also fails when no
+// counter was counted on, so that it cannot pass on requests never admitted.
+func CheckNoKeyItemWrites(t *testing.T, calls []Call) {
+	t.Helper()
+	counted := false
+	for _, c := range calls {
+		switch {
+		case store.IsKeyItem(c.PK) && c.Action != "dynamodb:GetItem":
+			t.Errorf("%s of key item %s: a request wrote its key", c.Action, c.PK)
+		case c.Action == "dynamodb:UpdateItem" && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix):
+			counted = true
+		}
+	}
+	if !counted {
+		t.Error("no rate-limit counter was counted on: were any requests admitted?")
+	}
 }
