@@ -24,7 +24,7 @@ type tableCalls struct {
 func countTableCalls(h *harness) *tableCalls {
 	c := &tableCalls{n: map[string]int{}}
 	h.st.OnCapacity(func(op string, _ *types.ConsumedCapacity) {
-		if op == "Admit" || op == "LookupKey" {
+		if op == "CountRequest" || op == "LookupKey" {
 			return
 		}
 		c.mu.Lock()
