@@ -15,6 +15,7 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/clock"
+	"tix/internal/email"
 	"tix/internal/logging"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -82,9 +83,17 @@ type Server struct {
 	// (the orders group); nil answers 404 there. An error wrapping
 	// ticketing.ErrForgedNotification is a 403.
 	PaymentNotification func(ctx context.Context, body []byte) error
+	// Email, when set, adds the buyer's email status to GET /orders/{id} for
+	// secret keys with orders:read.
+	Email OrderEmails
 
 	keys  keyCache
 	probe healthCache
+}
+
+// OrderEmails reads an order's email jobs (email.Service).
+type OrderEmails interface {
+	OrderStatus(ctx context.Context, orderID string) ([]email.JobView, error)
 }
 
 // Rate-limit buckets.

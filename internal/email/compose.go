@@ -1,0 +1,185 @@
+package email
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	tixmail "tix/internal/mail"
+	"tix/internal/ticketing"
+)
+
+// compose builds a claimed job's message. final is set when the job cannot
+// be sent and retrying cannot help (rejected: no valid address; suppressed;
+// failed: its order is gone); err alone is a transient failure (retried).
+func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status, error) {
+	id, err := s.identity(ctx, j.OrganizerID)
+	if err != nil {
+		return tixmail.Message{}, "", err
+	}
+	var (
+		m  tixmail.Message
+		to string
+	)
+	if j.Kind == KindAlert {
+		to = j.To
+		if j.Alert == nil {
+			return m, StatusFailed, errors.New("alert job without its alert")
+		}
+		m, err = s.Renderer.Alert(AlertData{Lang: id.Lang(), Organizer: *id, Alert: *j.Alert})
+	} else {
+		var o *ticketing.Order
+		o, err = s.Store.GetOrder(ctx, j.OrderID)
+		if err != nil {
+			if ticketing.IsCode(err, ticketing.CodeNotFound) {
+				return m, StatusFailed, errors.New("order not found")
+			}
+			return m, "", err
+		}
+		to = o.Buyer.Email
+		if !ValidAddress(to) {
+			return m, StatusRejected, errors.New("invalid address")
+		}
+		m, err = s.renderOrder(ctx, j, id, o)
+	}
+	if err != nil {
+		return m, "", fmt.Errorf("render: %w", err)
+	}
+	if !ValidAddress(to) {
+		return m, StatusRejected, errors.New("invalid address")
+	}
+	if sup, err := s.Store.Suppressed(ctx, to); err != nil || sup {
+		if err != nil {
+			return m, "", err
+		}
+		return m, StatusSuppressed, errors.New("address suppressed (bounce or complaint)")
+	}
+	m.FromName, m.ReplyTo, m.To = id.From(), id.ReplyTo, to
+	if m.Headers == nil {
+		m.Headers = map[string]string{}
+	}
+	m.Headers["X-Tix-Job"] = j.ID()
+	m.Headers["X-Tix-Kind"] = string(j.Kind)
+	if j.OrderID != "" {
+		m.Headers["X-Tix-Order"] = j.OrderID
+	}
+	return m, "", nil
+}
+
+// identity is the organizer's identity; an organizer without one is shown
+// by its id.
+func (s *Service) identity(ctx context.Context, org string) (*Identity, error) {
+	id, err := s.Store.GetIdentity(ctx, org)
+	if errors.Is(err, ErrNotFound) {
+		return &Identity{OrganizerID: org, Name: org}, nil
+	}
+	return id, err
+}
+
+func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *ticketing.Order) (tixmail.Message, error) {
+	ev := EventInfo{Title: o.EventTitle}
+	if e, err := s.Store.GetEvent(ctx, o.OrganizerID, o.EventID, o.Environment); err == nil {
+		ev = EventInfo{Title: e.Title, Venue: e.Venue, City: e.City, StartsAt: e.StartsAt, Timezone: e.Timezone}
+	} else {
+		if !ticketing.IsCode(err, ticketing.CodeNotFound) {
+			return tixmail.Message{}, err
+		}
+	}
+	if j.Kind == KindRefund {
+		amount := o.TotalPrice
+		if o.Refund != nil {
+			amount = o.Refund.Amount
+		}
+		return s.Renderer.Refund(RefundData{Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Amount: amount, Currency: o.Currency})
+	}
+	d := TicketsData{Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Total: o.TotalPrice, Currency: o.Currency, Resend: j.Kind == KindResend}
+	for _, t := range o.Tickets {
+		ti := TicketInfo{Number: t.Number, QRPayload: t.Number}
+		if t.Seat != nil {
+			ti.Seat = t.Seat.Label
+		}
+		d.Tickets = append(d.Tickets, ti)
+	}
+	return s.Renderer.Tickets(d)
+}
+
+// Resend writes a job that sends a paid order's tickets again to its
+// buyer's address, once per callID (a second call with the same id changes
+// nothing). With a Queue it is sent at once, else by the next sweep.
+func (s *Service) Resend(ctx context.Context, orderID, callID string) (*Job, bool, error) {
+	if !validName(callID) {
+		return nil, false, ticketing.Invalid("call_id", "1 to 64 letters, digits, '-' or '_'")
+	}
+	o, err := s.Store.GetOrder(ctx, orderID)
+	if err != nil {
+		return nil, false, err
+	}
+	if o.Status != ticketing.OrderPaid {
+		return nil, false, ticketing.Errorf(ticketing.CodeConflict, "order %s is %s: only a paid order's tickets are sent", o.ID, o.Status)
+	}
+	j := s.newJob(o.ID, string(KindResend)+"."+callID, KindResend, o.OrganizerID, o.Environment, s.now())
+	j.OrderID = o.ID
+	n, err := s.Store.CreateJobs(ctx, []*Job{j})
+	if err != nil {
+		return nil, false, err
+	}
+	if n == 0 {
+		j, err = s.Store.GetJob(ctx, j.ID())
+		return j, false, err
+	}
+	s.enqueue(ctx, j)
+	return j, true, nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// JobView is one job as the organizer sees it (GET /orders/{id}, tixctl).
+type JobView struct {
+	Kind      Kind    `json:"kind"`
+	Name      string  `json:"name"`
+	Status    Status  `json:"status"`
+	Attempts  int     `json:"attempts"`
+	SentAt    *string `json:"sent_at"`
+	LastError *string `json:"last_error"`
+}
+
+// OrderStatus is the order's email jobs, oldest first.
+func (s *Service) OrderStatus(ctx context.Context, orderID string) ([]JobView, error) {
+	jobs, err := s.Store.OrderJobs(ctx, orderID)
+	if err != nil {
+		return nil, err
+	}
+	return Views(jobs), nil
+}
+
+// Views are jobs as JobViews.
+func Views(jobs []*Job) []JobView {
+	out := make([]JobView, 0, len(jobs))
+	for _, j := range jobs {
+		v := JobView{Kind: j.Kind, Name: j.Name, Status: j.Status, Attempts: j.Attempts}
+		if j.SentAt != nil {
+			t := j.SentAt.UTC().Format("2006-01-02T15:04:05.000Z")
+			v.SentAt = &t
+		}
+		if j.LastError != "" {
+			e := j.LastError
+			v.LastError = &e
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// alertName is an alert job's name: alert.<cause key>.<contact index>.
+func alertName(causeKey string, i int) string { return "alert." + causeKey + "." + strconv.Itoa(i) }
