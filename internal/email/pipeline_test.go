@@ -59,11 +59,11 @@ func (r *recorder) to(kind string) []mail.Message {
 }
 
 type harness struct {
-	t   *testing.T
-	a   *app.App
-	clk *clock.Shifted
-	ctx context.Context
-	rec *recorder
+	t      *testing.T
+	a      *app.App
+	clk    *clock.Shifted
+	ctx    context.Context
+	rec    *recorder
 	svc    *email.Service
 	events *published
 }
