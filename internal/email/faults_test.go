@@ -74,7 +74,12 @@ func TestCrashAfterSendingGivesAtMostOneDuplicate(t *testing.T) {
 
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	h.waitForIn(15*time.Second, what, cond)
+}
+
+func (h *harness) waitForIn(d time.Duration, what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("timed out waiting for %s", what)
