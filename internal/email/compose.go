@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	tixmail "tix/internal/mail"
 	"tix/internal/ticketing"
@@ -13,46 +14,58 @@ import (
 // compose builds a claimed job's message. final is set when the job cannot
 // be sent and retrying cannot help (rejected: no valid address; suppressed;
 // failed: its order is gone); err alone is a transient failure (retried).
+//
+// The reads run two at a time (the organizer's identity beside the order,
+// then the event beside the suppression list), as the consumer's rate is
+// bound by their round trips.
 func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status, error) {
-	id, err := s.identity(ctx, j.OrganizerID)
-	if err != nil {
-		return tixmail.Message{}, "", err
-	}
 	var (
 		m  tixmail.Message
-		to string
+		id *Identity
+		o  *ticketing.Order
 	)
-	if j.Kind == KindAlert {
-		to = j.To
-		if j.Alert == nil {
-			return m, StatusFailed, errors.New("alert job without its alert")
-		}
-		m, err = s.Renderer.Alert(AlertData{Lang: id.Lang(), Organizer: *id, Alert: *j.Alert})
-	} else {
-		var o *ticketing.Order
-		o, err = s.Store.GetOrder(ctx, j.OrderID)
-		if err != nil {
-			if ticketing.IsCode(err, ticketing.CodeNotFound) {
-				return m, StatusFailed, errors.New("order not found")
+	idErr, err := both(
+		func() (err error) { id, err = s.identity(ctx, j.OrganizerID); return err },
+		func() (err error) {
+			if j.Kind != KindAlert {
+				o, err = s.Store.GetOrder(ctx, j.OrderID)
 			}
-			return m, "", err
-		}
-		to = o.Buyer.Email
-		if !ValidAddress(to) {
-			return m, StatusRejected, errors.New("invalid address")
-		}
-		m, err = s.renderOrder(ctx, j, id, o)
+			return err
+		})
+	switch {
+	case ticketing.IsCode(err, ticketing.CodeNotFound):
+		return m, StatusFailed, errors.New("order not found")
+	case idErr != nil || err != nil:
+		return m, "", errors.Join(idErr, err)
 	}
-	if err != nil {
-		return m, "", fmt.Errorf("render: %w", err)
+	to := j.To
+	if o != nil {
+		to = o.Buyer.Email
+	}
+	if j.Kind == KindAlert && j.Alert == nil {
+		return m, StatusFailed, errors.New("alert job without its alert")
 	}
 	if !ValidAddress(to) {
 		return m, StatusRejected, errors.New("invalid address")
 	}
-	if sup, err := s.Store.Suppressed(ctx, to); err != nil || sup {
-		if err != nil {
-			return m, "", err
-		}
+	var sup bool
+	supErr, err := both(
+		func() (err error) { sup, err = s.Store.Suppressed(ctx, to); return err },
+		func() (err error) {
+			if o == nil {
+				m, err = s.Renderer.Alert(AlertData{Lang: id.Lang(), Organizer: *id, Alert: *j.Alert})
+			} else {
+				m, err = s.renderOrder(ctx, j, id, o)
+			}
+			if err != nil {
+				return fmt.Errorf("render: %w", err)
+			}
+			return nil
+		})
+	switch {
+	case supErr != nil || err != nil:
+		return m, "", errors.Join(supErr, err)
+	case sup:
 		return m, StatusSuppressed, errors.New("address suppressed (bounce or complaint)")
 	}
 	m.FromName, m.ReplyTo, m.To = id.From(), id.ReplyTo, to
@@ -65,6 +78,15 @@ func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status,
 		m.Headers["X-Tix-Order"] = j.OrderID
 	}
 	return m, "", nil
+}
+
+// both runs a and b at once and returns their errors.
+func both(a, b func() error) (errA, errB error) {
+	var wg sync.WaitGroup
+	wg.Go(func() { errA = a() })
+	errB = b()
+	wg.Wait()
+	return errA, errB
 }
 
 // identity is the organizer's identity; an organizer without one is shown
