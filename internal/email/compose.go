@@ -42,6 +42,10 @@ func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status,
 	if o != nil {
 		to = o.Buyer.Email
 	}
+	if o != nil && j.Kind != KindRefund && o.Status != ticketing.OrderPaid {
+		// Refunded (or otherwise not paid) before its tickets went out.
+		return m, StatusFailed, fmt.Errorf("order is %s: its tickets are not sent", o.Status)
+	}
 	if j.Kind == KindAlert && j.Alert == nil {
 		return m, StatusFailed, errors.New("alert job without its alert")
 	}

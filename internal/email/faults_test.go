@@ -3,6 +3,8 @@ package email_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -107,6 +109,20 @@ func TestRejectedAndSuppressedAddressesNeverFailTheOrder(t *testing.T) {
 	if err := h.a.Store.Suppress(h.ctx, email.Suppression{Address: "Bounced@Example.com", Reason: "bounce", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
+	// SES's permanent bounce, through the SNS handler's path.
+	raw, err := os.ReadFile(filepath.Join("testdata", "ses-bounce-permanent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := email.ApplySESNotification(h.ctx, h.a.Store, raw); err != nil || n != 1 {
+		t.Fatalf("apply SES bounce: %d %v", n, err)
+	}
+	if sup, err := h.a.Store.Suppressed(h.ctx, "bounce@simulator.amazonses.com"); err != nil || !sup {
+		t.Fatalf("the bounced address is not suppressed: %v %v", sup, err)
+	}
+	if sup, _ := h.a.Store.Suppressed(h.ctx, "buyer@example.com"); sup {
+		t.Fatal("an address never bounced is suppressed")
+	}
 	o = h.paidOrder("bounced@example.com")
 	j = h.job(o.ID + "/tickets")
 	if j.Status != email.StatusSuppressed || len(h.rec.to("tickets")) != 0 {
@@ -174,6 +190,24 @@ func TestRefundAndResend(t *testing.T) {
 	views, err := h.svc.OrderStatus(h.ctx, o.ID)
 	if err != nil || len(views) != 4 {
 		t.Fatalf("status %+v %v", views, err)
+	}
+	// The refunded order's tickets are not sent again, nor by a job owed
+	// from before the refund.
+	if _, _, err := h.svc.Resend(h.ctx, o.ID, "call-3"); !ticketing.IsCode(err, ticketing.CodeConflict) {
+		t.Errorf("resend of a refunded order: %v", err)
+	}
+	now := h.clk.Now()
+	late := &email.Job{Subject: o.ID, Name: "resend.late", Kind: email.KindResend, OrganizerID: o.OrganizerID,
+		Environment: o.Environment, OrderID: o.ID, Status: email.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
+	if _, err := h.a.Store.CreateJobs(h.ctx, []*email.Job{late}); err != nil {
+		t.Fatal(err)
+	}
+	h.svc.Enqueue(h.ctx, []*email.Job{late})
+	if j := h.job(late.ID()); j.Status != email.StatusFailed || !strings.Contains(j.LastError, "refunded") {
+		t.Errorf("a tickets job of a refunded order: %+v", j)
+	}
+	if n := len(h.rec.to("resend")); n != 2 {
+		t.Errorf("%d resends sent, want 2", n)
 	}
 }
 

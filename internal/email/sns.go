@@ -1,6 +1,7 @@
 package email
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -75,3 +76,25 @@ func ParseSESNotification(body []byte) ([]Suppression, error) {
 
 // Normalize is the suppression list's key of an address: trimmed, lower case.
 func Normalize(addr string) string { return strings.ToLower(strings.TrimSpace(addr)) }
+
+// Suppressor records suppressed addresses (store.Store).
+type Suppressor interface {
+	Suppress(ctx context.Context, s Suppression) error
+}
+
+// ApplySESNotification is the SNS handler's work: it records every address an
+// SES notification says to stop sending to and returns how many. A Lambda
+// subscribed to the configuration set's SNS topic calls it with the SNS
+// message body.
+func ApplySESNotification(ctx context.Context, st Suppressor, body []byte) (int, error) {
+	sups, err := ParseSESNotification(body)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range sups {
+		if err := st.Suppress(ctx, s); err != nil {
+			return i, err
+		}
+	}
+	return len(sups), nil
+}
