@@ -57,9 +57,9 @@ func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status,
 		func() (err error) { sup, err = s.Store.Suppressed(ctx, to); return err },
 		func() (err error) {
 			if o == nil {
-				m, err = s.Renderer.Alert(AlertData{Lang: id.Lang(), Organizer: *id, Alert: *j.Alert})
+				m, err = s.Renderer.Alert(AlertData{To: to, Lang: id.Lang(), Organizer: *id, Alert: *j.Alert})
 			} else {
-				m, err = s.renderOrder(ctx, j, id, o)
+				m, err = s.renderOrder(ctx, j, id, o, to)
 			}
 			if err != nil {
 				return fmt.Errorf("render: %w", err)
@@ -103,7 +103,7 @@ func (s *Service) identity(ctx context.Context, org string) (*Identity, error) {
 	return id, err
 }
 
-func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *ticketing.Order) (tixmail.Message, error) {
+func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *ticketing.Order, to string) (tixmail.Message, error) {
 	ev := EventInfo{Title: o.EventTitle}
 	if e, err := s.Store.GetEvent(ctx, o.OrganizerID, o.EventID, o.Environment); err == nil {
 		ev = EventInfo{Title: e.Title, Venue: e.Venue, City: e.City, StartsAt: e.StartsAt, Timezone: e.Timezone}
@@ -117,11 +117,11 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 		if o.Refund != nil {
 			amount = o.Refund.Amount
 		}
-		return s.Renderer.Refund(RefundData{Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Amount: amount, Currency: o.Currency})
+		return s.Renderer.Refund(RefundData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Amount: amount, Currency: o.Currency})
 	}
-	d := TicketsData{Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Total: o.TotalPrice, Currency: o.Currency, Resend: j.Kind == KindResend}
+	d := TicketsData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Total: o.TotalPrice, Currency: o.Currency, Resend: j.Kind == KindResend}
 	for _, t := range o.Tickets {
-		ti := TicketInfo{Number: t.Number, QRPayload: t.Number}
+		ti := TicketInfo{Number: t.Number, QRPayload: t.Number, SeatRef: t.Seat}
 		if t.Seat != nil {
 			ti.Seat = t.Seat.Label
 		}

@@ -64,7 +64,7 @@ func (w *IPWatch) Seen(ctx context.Context, org, keyID, ip string, now time.Time
 	if !isNew || n <= limit {
 		return
 	}
-	a := Alert{Cause: CauseKeyManyIPs, At: now.UTC(), KeyID: keyID, DistinctIPs: n}
+	a := Alert{Cause: CauseKeyManyIPs, At: now.UTC(), KeyID: keyID, DistinctIPs: n, Limit: limit, Day: day}
 	if _, err := w.Mail.Raise(ctx, org, CauseKeyManyIPs+"."+safe(keyID)+"."+day, a); err != nil {
 		slog.WarnContext(ctx, "owner alert not written", "organizer_id", org, "cause", a.Cause, "error", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tix/internal/mail"
+	"tix/internal/ticketing"
 )
 
 // Renderer turns what an email says into a message (the mail package's
@@ -20,6 +21,7 @@ type Renderer interface {
 
 // TicketsData is everything a paid order's tickets email shows.
 type TicketsData struct {
+	To        string
 	Lang      string // ru | en
 	Organizer Identity
 	Event     EventInfo
@@ -45,15 +47,17 @@ func (e EventInfo) Local() time.Time {
 	return e.StartsAt.UTC()
 }
 
-// TicketInfo is one ticket: its number, seat label and the QR code's payload.
+// TicketInfo is one ticket: its number, seat and the QR code's payload.
 type TicketInfo struct {
 	Number    string
-	Seat      string // "" for general admission
+	Seat      string             // the seat's label, "" for general admission
+	SeatRef   *ticketing.SeatRef // the whole seat (zone, row, number), nil for general admission
 	QRPayload string
 }
 
 // RefundData is a completed refund's confirmation.
 type RefundData struct {
+	To        string
 	Lang      string
 	Organizer Identity
 	Event     EventInfo
@@ -64,6 +68,7 @@ type RefundData struct {
 
 // AlertData is an owner alert.
 type AlertData struct {
+	To        string
 	Lang      string
 	Organizer Identity
 	Alert     Alert
