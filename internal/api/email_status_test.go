@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"tix/internal/auth"
+	"tix/internal/clock"
 	"tix/internal/email"
 	"tix/internal/ticketing"
 )
@@ -38,6 +39,19 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 	}
 	if j := e[0].(map[string]any); j["kind"] != "tickets" || j["status"] != "pending" || j["sent_at"] != nil {
 		t.Errorf("email job %v", j)
+	}
+	// Sent: sent_at in the API's timestamp format.
+	j, err := h.st.GetJob(context.Background(), id+"/tickets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Status, j.SentAt, j.Attempts = email.StatusSent, &now, 1
+	if err := h.st.SaveJob(context.Background(), j, now, false); err != nil {
+		t.Fatal(err)
+	}
+	got = h.get("/v1/orders/"+id, sk).json(t)
+	if j := got["email"].([]any)[0].(map[string]any); j["status"] != "sent" || j["sent_at"] != clock.Format(now) {
+		t.Errorf("sent job %v, want sent_at %s", j, clock.Format(now))
 	}
 	if got := h.get("/v1/orders/"+id, skStatus).json(t); got["email"] != nil || got["buyer"] != nil {
 		t.Errorf("a key without orders:read sees %v", got)

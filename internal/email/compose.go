@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"tix/internal/clock"
 	tixmail "tix/internal/mail"
 	"tix/internal/ticketing"
 )
@@ -193,11 +194,7 @@ func (s *Service) OrderStatus(ctx context.Context, orderID string) ([]JobView, e
 func Views(jobs []*Job) []JobView {
 	out := make([]JobView, 0, len(jobs))
 	for _, j := range jobs {
-		v := JobView{Kind: j.Kind, Name: j.Name, Status: j.Status, Attempts: j.Attempts}
-		if j.SentAt != nil {
-			t := j.SentAt.UTC().Format("2006-01-02T15:04:05.000Z")
-			v.SentAt = &t
-		}
+		v := JobView{Kind: j.Kind, Name: j.Name, Status: j.Status, Attempts: j.Attempts, SentAt: clock.FormatPtr(j.SentAt)}
 		if j.LastError != "" {
 			e := j.LastError
 			v.LastError = &e
