@@ -113,22 +113,24 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 			return tixmail.Message{}, err
 		}
 	}
-	if j.Kind == KindRefund {
-		amount := o.TotalPrice
-		if o.Refund != nil {
-			amount = o.Refund.Amount
-		}
-		return s.Renderer.Refund(RefundData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Amount: amount, Currency: o.Currency})
-	}
-	d := TicketsData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID, Total: o.TotalPrice, Currency: o.Currency, Resend: j.Kind == KindResend}
+	var tickets []TicketInfo
 	for _, t := range o.Tickets {
 		ti := TicketInfo{Number: t.Number, QRPayload: t.Number, SeatRef: t.Seat}
 		if t.Seat != nil {
 			ti.Seat = t.Seat.Label
 		}
-		d.Tickets = append(d.Tickets, ti)
+		tickets = append(tickets, ti)
 	}
-	return s.Renderer.Tickets(d)
+	if j.Kind == KindRefund {
+		amount := o.TotalPrice
+		if o.Refund != nil {
+			amount = o.Refund.Amount
+		}
+		return s.Renderer.Refund(RefundData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID,
+			Amount: amount, Currency: o.Currency, Tickets: tickets})
+	}
+	return s.Renderer.Tickets(TicketsData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID,
+		Total: o.TotalPrice, Currency: o.Currency, Tickets: tickets, Resend: j.Kind == KindResend})
 }
 
 // Resend writes a job that sends a paid order's tickets again to its

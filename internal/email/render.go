@@ -64,6 +64,7 @@ type RefundData struct {
 	OrderID   string
 	Amount    int64
 	Currency  string
+	Tickets   []TicketInfo // the refunded tickets
 }
 
 // AlertData is an owner alert.
