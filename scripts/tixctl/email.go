@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"tix/internal/auth"
-	"tix/internal/clock"
 	"tix/internal/email"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -24,7 +23,7 @@ import (
 // mailer is the email service over the operator's store, without a queue or
 // a sender: it writes jobs only.
 func (a *app) mailer(st *store.Store) *email.Service {
-	return &email.Service{Store: st, Clock: clock.System{}, Settings: email.DefaultSettings}
+	return &email.Service{Store: st, Clock: a.clock, Settings: email.DefaultSettings}
 }
 
 // stringList is a repeatable flag.
