@@ -8,6 +8,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"tix/internal/app"
+	"tix/internal/email"
+	"tix/internal/mail"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/webhook"
 )
@@ -26,8 +29,15 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	if err := env.App.Store.SaveDelivery(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	env.Record()
+	// Email on, and a tickets job for the event's order.
+	app.EnableEmail(env.App, discard{}, email.TextRenderer{})
 	now := time.Now().UTC()
+	job := &email.Job{Subject: *d.OrderID, Name: "tickets", Kind: email.KindTickets, OrganizerID: d.OrganizerID,
+		Environment: d.Environment, OrderID: *d.OrderID, Status: email.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
+	if _, err := env.App.Store.CreateJobs(ctx, []*email.Job{job}); err != nil {
+		t.Fatal(err)
+	}
+	env.Record()
 	var recs []events.SQSMessage
 	for i, m := range []webhook.Message{
 		{Kind: webhook.KindFanout, EventID: d.EventID, Due: now},
@@ -36,6 +46,8 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 		body, _ := json.Marshal(m)
 		recs = append(recs, events.SQSMessage{MessageId: string(rune('a' + i)), Body: string(body)})
 	}
+	body, _ := json.Marshal(email.Message{Kind: email.KindEmail, JobID: job.ID(), Due: now})
+	recs = append(recs, events.SQSMessage{MessageId: "email", Body: string(body)})
 	if _, err := handler(env.App)(ctx, events.SQSEvent{Records: recs}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +56,14 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	for _, c := range calls {
 		batch = batch || c.Action == "dynamodb:BatchGetItem"
 	}
+	if j, err := env.App.Store.GetJob(ctx, job.ID()); err != nil || j.Status != email.StatusSent {
+		t.Errorf("the email job: %+v %v", j, err)
+	}
 	if !batch {
 		t.Errorf("the attempt made no BatchGetItem (calls %+v): is it still what store.Permissions says?", calls)
 	}
 }
+
+type discard struct{}
+
+func (discard) Send(context.Context, mail.Message) (string, error) { return "x", nil }

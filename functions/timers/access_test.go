@@ -10,6 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"tix/internal/app"
+	"tix/internal/email"
+	"tix/internal/mail"
 	"tix/internal/testenv"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
@@ -24,9 +27,9 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	a := env.App
 	a.Sales.Settings.TestOrderTTL = time.Second
 	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
-	tier, qty, email := "tier_l", 1, "b@example.com"
+	tier, qty, buyer := "tier_l", 1, "b@example.com"
 	order := func(key string) *ticketing.Order {
-		res, err := a.Sales.CreateOrder(ctx, c, key, ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty})
+		res, err := a.Sales.CreateOrder(ctx, c, key, ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &buyer}, TierID: &tier, Quantity: &qty})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,6 +44,14 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 		t.Fatal(err)
 	}
 	swept := order("access-sweep")
+	// Email on: the sweep also sends an overdue email job again.
+	app.EnableEmail(a, discard{}, email.TextRenderer{})
+	past := time.Now().UTC().Add(-time.Hour)
+	if _, err := a.Store.CreateJobs(ctx, []*email.Job{{Subject: refunded.ID, Name: "tickets", Kind: email.KindTickets,
+		OrganizerID: "org_l", Environment: ticketing.EnvTest, OrderID: refunded.ID, Status: email.StatusPending,
+		MaxAttempts: 3, NextAttemptAt: past, CreatedAt: past}}); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(1100 * time.Millisecond)
 
 	env.Record()
@@ -69,5 +80,12 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	if o, _ := a.Store.GetOrder(ctx, expiring.ID); o.Status != ticketing.OrderCancelled {
 		t.Errorf("the expiry timer left order %s %s", expiring.ID, o.Status)
 	}
+	if j, err := a.Store.GetJob(ctx, refunded.ID+"/tickets"); err != nil || j.Version < 2 {
+		t.Errorf("the sweep did not take the overdue email job: %+v %v", j, err)
+	}
 	t.Logf("%d table calls", len(calls))
 }
+
+type discard struct{}
+
+func (discard) Send(context.Context, mail.Message) (string, error) { return "x", nil }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"tix/internal/clock"
+	"tix/internal/email"
 	"tix/internal/ticketing"
 )
 
@@ -438,6 +439,8 @@ type orderAdditionsJSON struct {
 	ExpiresAt    *string          `json:"expires_at"`
 	LatePayment  *latePaymentJSON `json:"late_payment,omitempty"`
 	Buyer        *buyerJSON       `json:"buyer,omitempty"`
+	// Email is the buyer's emails (GET /orders/{id}, with buyer only).
+	Email *[]email.JobView `json:"email,omitempty"`
 }
 
 // latePaymentJSON is money that reached the order after it was cancelled

@@ -15,6 +15,7 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/clock"
+	"tix/internal/email"
 	"tix/internal/logging"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -111,10 +112,18 @@ type Server struct {
 	// (the orders group); nil answers 404 there. An error wrapping
 	// ticketing.ErrForgedNotification is a 403.
 	PaymentNotification func(ctx context.Context, body []byte) error
+	// Email, when set, adds the buyer's email status to GET /orders/{id} for
+	// secret keys with orders:read.
+	Email OrderEmails
 
 	keys  keyCache
 	spent spentCounters
 	probe healthCache
+}
+
+// OrderEmails reads an order's email jobs (email.Service).
+type OrderEmails interface {
+	OrderStatus(ctx context.Context, orderID string) ([]email.JobView, error)
 }
 
 // Rate-limit buckets.

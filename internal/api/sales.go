@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -289,7 +290,17 @@ func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, renderOrder(o, seesPII(c)))
+	out := renderOrder(o, seesPII(c))
+	if seesPII(c) && s.Email != nil {
+		// The buyer's email status; a failure to read it leaves it out rather
+		// than failing the order's status.
+		if views, err := s.Email.OrderStatus(r.Context(), o.ID); err == nil {
+			out.Email = &views
+		} else {
+			slog.WarnContext(r.Context(), "read the order's email status", "order_id", o.ID, "error", err)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,7 +15,9 @@ import (
 	"tix/internal/awscfg"
 	"tix/internal/clock"
 	"tix/internal/config"
+	"tix/internal/email"
 	"tix/internal/logging"
+	"tix/internal/mail"
 	"tix/internal/payment"
 	"tix/internal/queue"
 	"tix/internal/store"
@@ -34,6 +37,9 @@ type App struct {
 	Server   *api.Server
 	// Payments finds each organizer's SBP provider (live: its T-Bank terminal).
 	Payments *Payments
+	// Email sends the buyers' and owners' emails once EnableEmail gave it a
+	// sender; until then it is nil and no email job is written.
+	Email *email.Service
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -176,9 +182,29 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 	}
 }
 
-// HandleDeliveryMessage runs one deliveries-queue message: a fan-out or an attempt.
+// HandleDeliveryMessage runs one deliveries-queue message: a webhook fan-out
+// or attempt, or an email job (kind "email").
 func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
+	var m email.Message
+	if json.Unmarshal(body, &m) == nil && m.Kind == email.KindEmail {
+		if m.JobID == "" || a.Email == nil {
+			return fmt.Errorf("%w: %s", webhook.ErrMalformedMessage, body)
+		}
+		return a.Email.Handle(ctx, m)
+	}
 	return a.Webhooks.HandleMessage(ctx, body)
+}
+
+// EnableEmail turns email on: the webhook fan-out writes the buyers' jobs in
+// each event's dispatch, disabled endpoints alert their owners, GET
+// /orders/{id} shows the jobs, and the deliveries queue carries their
+// messages, sent through sender as r renders them.
+func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
+	a.Email = &email.Service{Store: a.Store, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
+		Clock: a.Webhooks.Clock, Settings: email.DefaultSettings}
+	a.Webhooks.Mail = a.Email
+	a.Server.Email = a.Email
+	return a.Email
 }
 
 // Sweep finds the work whose message was lost: due timers (pending orders
@@ -188,10 +214,15 @@ func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
 func (a *App) Sweep(ctx context.Context) error {
 	timers, oerr := a.Sales.SweepDue(ctx, sweepBatch)
 	rep, werr := a.Webhooks.Sweep(ctx)
-	if timers > 0 || rep.Events > 0 || rep.Deliveries > 0 {
-		slog.InfoContext(ctx, "sweep did lost work", "timers", timers, "events", rep.Events, "deliveries", rep.Deliveries)
+	var emails int
+	var eerr error
+	if a.Email != nil {
+		emails, eerr = a.Email.Sweep(ctx)
 	}
-	return errors.Join(oerr, werr)
+	if timers > 0 || rep.Events > 0 || rep.Deliveries > 0 || emails > 0 {
+		slog.InfoContext(ctx, "sweep did lost work", "timers", timers, "events", rep.Events, "deliveries", rep.Deliveries, "emails", emails)
+	}
+	return errors.Join(oerr, werr, eerr)
 }
 
 // sweepBatch bounds the timers one sweep handles (the rest wait a minute).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"tix/internal/email"
 	"tix/internal/webhook"
 )
 
@@ -30,3 +31,15 @@ func (d *Deliveries) Send(ctx context.Context, m webhook.Message, delay time.Dur
 	}
 	return d.send(ctx, DeliveriesQueue, body, min(MaxDelay, max(0, delay)))
 }
+
+// SendEmail puts an email job's message on the deliveries queue (its kind
+// "email" tells it from the webhook messages) after delay (at most MaxDelay).
+func (d *Deliveries) SendEmail(ctx context.Context, m email.Message, delay time.Duration) error {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode email message: %w", err)
+	}
+	return d.send(ctx, DeliveriesQueue, body, min(MaxDelay, max(0, delay)))
+}
+
+var _ email.Queue = (*Deliveries)(nil)

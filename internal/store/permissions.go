@@ -43,19 +43,23 @@ var Permissions = map[string]Access{
 	// counters, releasing seats.
 	"holds": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true},
-	// Orders, idempotency records, payment, refunds, freeing seats.
+	// Orders, idempotency records, payment, refunds, freeing seats; the
+	// buyer's email jobs on GET /orders/{id} (Query).
 	"orders": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true},
 	// Listing endpoints and deliveries; a redelivery saves the delivery.
 	"webhooks": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem"}, RateLimit: true},
-	// Fan-out (transaction of deliveries and the event's mark), attempts
-	// (BatchGetItem of delivery, event and endpoint), endpoint health, the
-	// outbound rate counters.
+	// Fan-out (transaction of deliveries, the event's email jobs and the
+	// event's mark), attempts (BatchGetItem of delivery, event and endpoint),
+	// endpoint health, the outbound rate counters; email jobs (GetItem of the
+	// job, order, event, organizer identity and suppression entry, PutItem to
+	// claim and record) and owner alerts (PutItem if absent).
 	"deliver": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}},
 	// Order expiry and refund settlement (transactions that put outbox
-	// events, update stock and delete seats), the sweep's re-sent deliveries.
+	// events, update stock and delete seats), the sweep's re-sent deliveries
+	// and email jobs (Query of the due index, PutItem to claim).
 	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}},
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"tix/internal/email"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
@@ -147,15 +148,37 @@ func (s *Store) UndispatchedEvents(ctx context.Context, olderThan time.Time, lim
 	return ids, nil
 }
 
-// Dispatch puts every delivery (attribute_not_exists, version 1) and marks the
-// event dispatched (REMOVE its GSI2 keys, SET dsp, conditional on
-// attribute_exists(GSI2PK)) in one transaction.
-func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery) error {
+// Dispatch puts every delivery (attribute_not_exists, version 1) and the
+// event's email jobs, and marks the event dispatched (REMOVE its GSI2 keys, SET
+// dsp, conditional on attribute_exists(GSI2PK)) in one transaction. A job that
+// exists already (another event of the same order and kind wrote it) is left
+// as it is: the transaction is tried again without it.
+func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs ...*email.Job) error {
+	for {
+		err := s.dispatch(ctx, eventID, ds, jobs)
+		var tce *types.TransactionCanceledException
+		if err == nil || !errors.As(err, &tce) {
+			return err
+		}
+		var keep []*email.Job
+		for i, j := range jobs {
+			if r := tce.CancellationReasons[len(ds)+1+i]; r.Code == nil || *r.Code != "ConditionalCheckFailed" {
+				keep = append(keep, j)
+			}
+		}
+		if len(keep) == len(jobs) {
+			return dispatchErr(eventID, len(ds), err)
+		}
+		jobs = keep
+	}
+}
+
+func (s *Store) dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs []*email.Job) error {
 	if !validID(eventID) {
 		return webhook.ErrNotFound
 	}
-	if len(ds) > maxDispatch {
-		return fmt.Errorf("dispatch event %s: %d deliveries, at most %d fit one transaction", eventID, len(ds), maxDispatch)
+	if len(ds)+len(jobs) > maxDispatch {
+		return fmt.Errorf("dispatch event %s: %d deliveries and %d email jobs, at most %d fit one transaction", eventID, len(ds), len(jobs), maxDispatch)
 	}
 	items := make([]types.TransactWriteItem, 0, len(ds)+1)
 	for _, d := range ds {
@@ -178,16 +201,34 @@ func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Deli
 		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}})
-	err := s.transact(ctx, "Dispatch", items)
+	jobItems, err := s.dispatchJobs(jobs)
+	if err != nil {
+		return err
+	}
+	items = append(items, jobItems...)
+	err = s.transact(ctx, "Dispatch", items)
 	if err == nil {
 		for _, d := range ds {
 			d.Version = 1
 		}
+		for _, j := range jobs {
+			j.Version = 1
+		}
 		return nil
 	}
 	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return err // sorted out by Dispatch: a job that exists, or dispatchErr
+	}
+	return fmt.Errorf("dispatch event %s: %w", eventID, err)
+}
+
+// dispatchErr is what a cancelled dispatch means: the event is gone
+// (ErrNotFound) or was dispatched already, or a delivery exists (ErrStateChanged).
+func dispatchErr(eventID string, nds int, err error) error {
+	var tce *types.TransactionCanceledException
 	if failed, _ := failedItems(err); len(failed) > 0 && errors.As(err, &tce) {
-		if r := tce.CancellationReasons[len(ds)]; r.Code != nil && *r.Code == "ConditionalCheckFailed" && r.Item == nil {
+		if r := tce.CancellationReasons[nds]; r.Code != nil && *r.Code == "ConditionalCheckFailed" && r.Item == nil {
 			return webhook.ErrNotFound
 		}
 		return webhook.ErrStateChanged

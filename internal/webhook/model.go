@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"tix/internal/email"
 	"tix/internal/ticketing"
 )
 
@@ -249,8 +250,10 @@ type OutboxStore interface {
 	UndispatchedEvents(ctx context.Context, olderThan time.Time, limit int) ([]string, error)
 	// Dispatch writes the deliveries (each conditional on not existing) and
 	// marks the event dispatched (conditional on not being dispatched), in one
-	// transaction: ErrStateChanged when it was dispatched already.
-	Dispatch(ctx context.Context, eventID string, ds []*Delivery) error
+	// transaction: ErrStateChanged when it was dispatched already. The
+	// event's email jobs are written in the same transaction, each only if it
+	// does not exist yet.
+	Dispatch(ctx context.Context, eventID string, ds []*Delivery, jobs ...*email.Job) error
 }
 
 // DeliveryStore keeps deliveries: read for an attempt, saved under their
@@ -304,4 +307,13 @@ type Message struct {
 // arrives early and is sent on again (several hops).
 type Queue interface {
 	Send(ctx context.Context, m Message, delay time.Duration) error
+}
+
+// Mailer is the email pipeline as the webhook service uses it: the jobs an
+// event's dispatch writes, their messages, and the owner's alert when an
+// endpoint is disabled by its failures (email.Service implements it).
+type Mailer interface {
+	JobsFor(ev *ticketing.OrderEvent, now time.Time) []*email.Job
+	Enqueue(ctx context.Context, jobs []*email.Job)
+	EndpointDisabled(ctx context.Context, org, endpointID, url, reason string, failures int, lastErrors []string, at time.Time)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tix/internal/clock"
+	"tix/internal/email"
 	"tix/internal/ticketing"
 )
 
@@ -32,6 +33,9 @@ type Service struct {
 	Box      SecretBox
 	Clock    clock.Clock
 	Settings Settings
+	// Mail, when set, writes the buyer's email jobs in each event's dispatch
+	// and alerts the owner when an endpoint is disabled by its failures.
+	Mail Mailer
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
@@ -97,7 +101,11 @@ func (s *Service) Fanout(ctx context.Context, eventID string) error {
 			ds = append(ds, s.newDelivery(ev, ep, now))
 		}
 	}
-	if err := s.Store.Dispatch(ctx, ev.ID, ds); err != nil {
+	var jobs []*email.Job
+	if s.Mail != nil {
+		jobs = s.Mail.JobsFor(ev, now)
+	}
+	if err := s.Store.Dispatch(ctx, ev.ID, ds, jobs...); err != nil {
 		if errors.Is(err, ErrStateChanged) {
 			return nil // a duplicate message or the sweep got there first
 		}
@@ -105,6 +113,9 @@ func (s *Service) Fanout(ctx context.Context, eventID string) error {
 	}
 	for _, d := range ds {
 		s.sendAttempt(ctx, d)
+	}
+	if s.Mail != nil {
+		s.Mail.Enqueue(ctx, jobs)
 	}
 	return nil
 }
@@ -183,7 +194,7 @@ func (s *Service) Attempt(ctx context.Context, m Message) error {
 	if d.Status == DeliveryPending {
 		s.sendAttempt(ctx, d)
 	}
-	s.health(ctx, ep, res.OK(), now)
+	s.health(ctx, ep, res.OK(), res.ErrorText(), now)
 	return nil
 }
 
@@ -280,7 +291,7 @@ const quietSuccess = time.Minute
 // health counts the attempt on the endpoint and disables it when its failures
 // meet the rules of Settings. Failures here are logged: the delivery itself
 // is recorded.
-func (s *Service) health(ctx context.Context, ep *Endpoint, ok bool, now time.Time) {
+func (s *Service) health(ctx context.Context, ep *Endpoint, ok bool, lastErr string, now time.Time) {
 	if ok {
 		if ep.ConsecutiveFailures == 0 && ep.LastDeliveryAt != nil && now.Sub(*ep.LastDeliveryAt) < quietSuccess {
 			return
@@ -309,29 +320,39 @@ func (s *Service) health(ctx context.Context, ep *Endpoint, ok bool, now time.Ti
 		// msg below) to the organizer; tixctl webhooks list shows the reason.
 		slog.WarnContext(ctx, "webhook endpoint disabled automatically", "endpoint_id", ep.ID,
 			"organizer_id", ep.OrganizerID, "environment", ep.Environment, "url", ep.URL, "reason", reason)
-		s.skipPending(ctx, ep.ID, "endpoint disabled: "+reason, now)
+		errs := s.skipPending(ctx, ep.ID, "endpoint disabled: "+reason, now)
+		if s.Mail != nil {
+			last := append([]string{lastErr}, errs...)
+			s.Mail.EndpointDisabled(ctx, ep.OrganizerID, ep.ID, ep.URL, reason, after.ConsecutiveFailures, last, now)
+		}
 	}
 }
 
 // skipPending marks an endpoint's pending deliveries skipped (best effort: an
-// attempt of one left pending skips it too).
-func (s *Service) skipPending(ctx context.Context, endpointID, reason string, now time.Time) {
+// attempt of one left pending skips it too). It returns the last errors of
+// the deliveries it skipped (up to 4), for the owner's alert.
+func (s *Service) skipPending(ctx context.Context, endpointID, reason string, now time.Time) []string {
+	var errs []string
 	for range 20 {
 		ds, err := s.Store.PendingDeliveries(ctx, endpointID, 100)
 		if err != nil {
 			slog.WarnContext(ctx, "list pending deliveries to skip", "endpoint_id", endpointID, "error", err)
-			return
+			return errs
 		}
 		for _, d := range ds {
+			if d.LastError != nil && len(errs) < 4 {
+				errs = append(errs, *d.LastError)
+			}
 			if err := s.skip(ctx, d, reason, now); err != nil {
 				slog.WarnContext(ctx, "skip delivery", "delivery_id", d.ID, "error", err)
-				return
+				return errs
 			}
 		}
 		if len(ds) < 100 {
-			return
+			return errs
 		}
 	}
+	return errs
 }
 
 // SweepReport counts what one sweep found.

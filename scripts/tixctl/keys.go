@@ -260,6 +260,7 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	a.alertRevoked(ctx, st, k)
 	v := viewOf(*k, a.clock.Now())
 	return a.emit(v, func(w io.Writer) {
 		fmt.Fprintf(w, "Revoked key %s (%s_%s ...%s) at %s; it stops authenticating within TIX_KEY_CACHE_TTL (10 s by default).\n",

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"tix/internal/email"
 	"tix/internal/ticketing"
 )
 
@@ -33,6 +34,8 @@ type orderView struct {
 	Payment      *orderPayment     `json:"payment"`
 	Refund       *orderRefund      `json:"refund"`
 	LatePayment  *orderLatePayment `json:"late_payment"`
+	// Email is the buyer's emails (tickets, refund, resends), oldest first.
+	Email []email.JobView `json:"email"`
 }
 
 type orderPayment struct {
@@ -65,7 +68,7 @@ func orderViewOf(o *ticketing.Order) orderView {
 		ID: o.ID, OrganizerID: o.OrganizerID, Environment: string(o.Environment), Status: string(o.Status),
 		EventID: o.EventID, EventTitle: o.EventTitle, Quantity: o.Quantity, TotalPrice: o.TotalPrice,
 		Currency: o.Currency, BuyerEmail: o.Buyer.Email, CreatedAt: o.CreatedAt.UTC(), ExpiresAt: o.ExpiresAt.UTC(),
-		PaidAt: utc(o.PaidAt), CancelledAt: utc(o.CancelledAt), Tickets: len(o.Tickets),
+		PaidAt: utc(o.PaidAt), CancelledAt: utc(o.CancelledAt), Tickets: len(o.Tickets), Email: []email.JobView{},
 	}
 	if o.CancelReason != "" {
 		v.CancelReason = &o.CancelReason
@@ -81,6 +84,13 @@ func orderViewOf(o *ticketing.Order) orderView {
 			CancelledAt: utc(lp.CancelledAt), CancelReason: lp.CancelReason, RefundedAt: utc(lp.RefundedAt)}
 	}
 	return v
+}
+
+func orDash(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
 }
 
 func utc(t *time.Time) *time.Time {
@@ -109,6 +119,9 @@ func ordersShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	v := orderViewOf(o)
+	if v.Email, err = orderEmails(ctx, st, o.ID); err != nil {
+		return err
+	}
 	return a.emit(v, func(w io.Writer) { v.print(w) })
 }
 
@@ -130,6 +143,13 @@ func (v orderView) print(w io.Writer) {
 	fmt.Fprintf(w, "tickets:   %d\n", v.Tickets)
 	if r := v.Refund; r != nil {
 		fmt.Fprintf(w, "refund:    %s %s, %s, completed %s\n", r.ID, r.Status, money(r.Amount, v.Currency), formatTime(r.CompletedAt))
+	}
+	for _, e := range v.Email {
+		fmt.Fprintf(w, "email:     %s %s after %d attempt(s), sent %s", e.Name, e.Status, e.Attempts, orDash(e.SentAt))
+		if e.LastError != nil {
+			fmt.Fprintf(w, " (last error: %s)", *e.LastError)
+		}
+		fmt.Fprintln(w)
 	}
 	if lp := v.LatePayment; lp != nil {
 		fmt.Fprintf(w, "late payment: %s of payment %s (detected %s; the order had been cancelled %s, %s; refunded %s)\n",

@@ -1,0 +1,59 @@
+package api_test
+
+import (
+	"context"
+	"testing"
+
+	"tix/internal/auth"
+	"tix/internal/clock"
+	"tix/internal/email"
+	"tix/internal/ticketing"
+)
+
+// GET /orders/{id} shows the buyer's email jobs to a secret key with
+// orders:read (beside buyer), and to no one else.
+func TestOrderRead_EmailStatus(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	skStatus, _ := h.key(orgA, auth.Secret, withScopes(auth.ScopeOrdersStatus))
+	svc := &email.Service{Store: h.st, Clock: h.clk, Settings: email.DefaultSettings}
+	h.srv.Email = svc
+
+	o := h.mustOrder(sk, "mail-1", gaBody("evt_concert_ga", 1))
+	id := o["id"].(string)
+	got := h.get("/v1/orders/"+id, sk).json(t)
+	if e, ok := got["email"].([]any); !ok || len(e) != 0 {
+		t.Fatalf("email of a pending order: %v", got["email"])
+	}
+	now := h.clk.Now()
+	if _, err := h.st.CreateJobs(context.Background(), []*email.Job{{Subject: id, Name: "tickets", Kind: email.KindTickets,
+		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: email.StatusPending, MaxAttempts: 5,
+		NextAttemptAt: now, CreatedAt: now}}); err != nil {
+		t.Fatal(err)
+	}
+	got = h.get("/v1/orders/"+id, sk).json(t)
+	e, _ := got["email"].([]any)
+	if len(e) != 1 {
+		t.Fatalf("email %v", got["email"])
+	}
+	if j := e[0].(map[string]any); j["kind"] != "tickets" || j["status"] != "pending" || j["sent_at"] != nil {
+		t.Errorf("email job %v", j)
+	}
+	// Sent: sent_at in the API's timestamp format.
+	j, err := h.st.GetJob(context.Background(), id+"/tickets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Status, j.SentAt, j.Attempts = email.StatusSent, &now, 1
+	if err := h.st.SaveJob(context.Background(), j, now, false); err != nil {
+		t.Fatal(err)
+	}
+	got = h.get("/v1/orders/"+id, sk).json(t)
+	if j := got["email"].([]any)[0].(map[string]any); j["status"] != "sent" || j["sent_at"] != clock.Format(now) {
+		t.Errorf("sent job %v, want sent_at %s", j, clock.Format(now))
+	}
+	if got := h.get("/v1/orders/"+id, skStatus).json(t); got["email"] != nil || got["buyer"] != nil {
+		t.Errorf("a key without orders:read sees %v", got)
+	}
+}

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/email"
+	"tix/internal/ticketing"
+)
+
+// An organizer's email identity lives on its organizer item, one top-level
+// attribute per field (mail_sender, mail_reply_to, mail_support, mail_logo,
+// mail_lang, mail_contacts), so set-identity and set-contacts change only
+// what they name and never lose each other's writes.
+var identityAttrs = map[string]string{
+	"sender_name": "mail_sender", "reply_to": "mail_reply_to", "support": "mail_support",
+	"logo_url": "mail_logo", "language": "mail_lang",
+}
+
+// GetIdentity reads an organizer's name and email identity.
+func (s *Store) GetIdentity(ctx context.Context, org string) (*email.Identity, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(orgPK(org), skOrganizer), ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get organizer %s: %w", org, err)
+	}
+	s.record("GetIdentity", out.ConsumedCapacity)
+	if out.Item == nil {
+		return nil, email.ErrNotFound
+	}
+	return identityFrom(org, out.Item), nil
+}
+
+func identityFrom(org string, it map[string]types.AttributeValue) *email.Identity {
+	id := &email.Identity{OrganizerID: org, Name: attrS(it, "name"), SenderName: attrS(it, "mail_sender"),
+		ReplyTo: attrS(it, "mail_reply_to"), Support: attrS(it, "mail_support"), LogoURL: attrS(it, "mail_logo"),
+		Language: attrS(it, "mail_lang"), Contacts: []string{}}
+	if l, ok := it["mail_contacts"].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			if sv, ok := v.(*types.AttributeValueMemberS); ok {
+				id.Contacts = append(id.Contacts, sv.Value)
+			}
+		}
+	}
+	return id
+}
+
+// SetIdentity sets the named identity fields (keys of identityAttrs; "" removes
+// one) of an existing organizer and returns its identity after.
+func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]string) (*email.Identity, error) {
+	x := newExprs()
+	var set, remove []string
+	for k, v := range fields {
+		attr, ok := identityAttrs[k]
+		if !ok {
+			return nil, fmt.Errorf("unknown identity field %q", k)
+		}
+		if v == "" {
+			remove = append(remove, x.n(attr))
+		} else {
+			set = append(set, x.n(attr)+" = "+x.s(v))
+		}
+	}
+	return s.updateIdentity(ctx, org, x, set, remove)
+}
+
+// SetContacts replaces an organizer's owner contact addresses.
+func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) (*email.Identity, error) {
+	x := newExprs()
+	l := &types.AttributeValueMemberL{}
+	for _, c := range contacts {
+		l.Value = append(l.Value, str(c))
+	}
+	return s.updateIdentity(ctx, org, x, []string{x.n("mail_contacts") + " = " + x.v(l)}, nil)
+}
+
+func (s *Store) updateIdentity(ctx context.Context, org string, x *exprs, set, remove []string) (*email.Identity, error) {
+	var expr []string
+	if len(set) > 0 {
+		expr = append(expr, "SET "+strings.Join(set, ", "))
+	}
+	if len(remove) > 0 {
+		expr = append(expr, "REMOVE "+strings.Join(remove, ", "))
+	}
+	if len(expr) == 0 {
+		return s.GetIdentity(ctx, org)
+	}
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: keyOf(orgPK(org), skOrganizer),
+		UpdateExpression:         aws.String(strings.Join(expr, " ")),
+		ConditionExpression:      aws.String("attribute_exists(" + x.n("PK") + ")"),
+		ExpressionAttributeNames: x.names, ExpressionAttributeValues: nilIfEmpty(x.vals),
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return nil, ticketing.NotFound("organizer " + org)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("set identity of organizer %s: %w", org, err)
+	}
+	return identityFrom(org, out.Attributes), nil
+}
+
+func nilIfEmpty(m map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// The suppression list: one item per address that bounced for good or
+// complained, keyed by the SHA-256 of the normalized address, so the table
+// holds no address in a key.
+func suppressKey(addr string) map[string]types.AttributeValue {
+	sum := sha256.Sum256([]byte(email.Normalize(addr)))
+	return keyOf("SUPPRESS#"+hex.EncodeToString(sum[:]), "SUPPRESS")
+}
+
+// Suppress puts an address on the suppression list (again: the latest reason wins).
+func (s *Store) Suppress(ctx context.Context, sup email.Suppression) error {
+	item := suppressKey(sup.Address)
+	item["reason"] = str(sup.Reason)
+	item["at"] = num(strconv.FormatInt(sup.At.UnixMilli(), 10))
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
+	if err != nil {
+		return fmt.Errorf("suppress an address: %w", err)
+	}
+	return nil
+}
+
+// Suppressed reports whether an address is on the suppression list.
+func (s *Store) Suppressed(ctx context.Context, addr string) (bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: suppressKey(addr), ReturnConsumedCapacity: s.rcc(),
+	})
+	if err != nil {
+		return false, fmt.Errorf("read the suppression list: %w", err)
+	}
+	s.record("Suppressed", out.ConsumedCapacity)
+	return out.Item != nil, nil
+}
+
+var _ email.Store = (*Store)(nil)

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"tix/internal/auth"
+	"tix/internal/email"
+	"tix/internal/store"
+	"tix/internal/ticketing"
+)
+
+// The email commands: an organizer's identity and owner contacts, resending
+// an order's tickets, and the owner's alert when a live key is revoked.
+// tixctl writes jobs and has no queue: the service's sweep (every minute)
+// sends them.
+
+// mailer is the email service over the operator's store, without a queue or
+// a sender: it writes jobs only.
+func (a *app) mailer(st *store.Store) *email.Service {
+	return &email.Service{Store: st, Clock: a.clock, Settings: email.DefaultSettings}
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// oneLine refuses text that could break a header or a line of the email.
+func oneLine(name, v string, max int) error {
+	if len(v) > max || strings.ContainsAny(v, "\r\n") {
+		return usagef("--%s: at most %d characters on one line", name, max)
+	}
+	return nil
+}
+
+func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("organizers set-identity", flag.ContinueOnError)
+	id := fs.String("id", "", "organizer id")
+	sender := fs.String("sender-name", "", "the From display name of the organizer's emails (\"\" = its name)")
+	replyTo := fs.String("reply-to", "", "reply-to address (\"\" removes it)")
+	support := fs.String("support", "", "support contact shown in the emails: an address, phone or URL")
+	logo := fs.String("logo-url", "", "https URL of the logo shown in the emails")
+	lang := fs.String("language", "", "default language of the emails: ru or en")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	if err := required("id", *id); err != nil {
+		return err
+	}
+	fields := map[string]string{}
+	var bad error
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		switch f.Name {
+		case "sender-name":
+			fields["sender_name"], bad = *sender, firstErr(bad, oneLine(f.Name, v, 64))
+		case "reply-to":
+			if v != "" && !email.ValidAddress(v) {
+				bad = firstErr(bad, usagef("--reply-to must be one plain address, like help@example.com"))
+			}
+			fields["reply_to"] = *replyTo
+		case "support":
+			fields["support"], bad = *support, firstErr(bad, oneLine(f.Name, v, 200))
+		case "logo-url":
+			if u, err := url.Parse(v); v != "" && (err != nil || u.Scheme != "https" || u.Host == "" || len(v) > 500) {
+				bad = firstErr(bad, usagef("--logo-url must be an https URL of at most 500 characters"))
+			}
+			fields["logo_url"] = *logo
+		case "language":
+			if v != "ru" && v != "en" {
+				bad = firstErr(bad, usagef("--language must be ru or en"))
+			}
+			fields["language"] = *lang
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	ident, err := st.SetIdentity(ctx, *id, fields)
+	if err != nil {
+		return err
+	}
+	return a.emit(ident, func(w io.Writer) { printIdentity(w, ident) })
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func organizersSetContacts(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("organizers set-contacts", flag.ContinueOnError)
+	id := fs.String("id", "", "organizer id")
+	var emails stringList
+	fs.Var(&emails, "email", "an owner contact address for alerts (repeat for more; at most 5)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	if err := required("id", *id); err != nil {
+		return err
+	}
+	if len(emails) == 0 || len(emails) > 5 {
+		return usagef("give 1 to 5 --email addresses")
+	}
+	for _, e := range emails {
+		if !email.ValidAddress(e) {
+			return usagef("--email %q is not one plain address", e)
+		}
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	ident, err := st.SetContacts(ctx, *id, emails)
+	if err != nil {
+		return err
+	}
+	return a.emit(ident, func(w io.Writer) { printIdentity(w, ident) })
+}
+
+func printIdentity(w io.Writer, i *email.Identity) {
+	or := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	fmt.Fprintf(w, "organizer: %s (%s)\nsender:    %s\nreply-to:  %s\nsupport:   %s\nlogo:      %s\nlanguage:  %s\ncontacts:  %s\n",
+		i.OrganizerID, i.Name, i.From(), or(i.ReplyTo), or(i.Support), or(i.LogoURL), i.Lang(), or(strings.Join(i.Contacts, ", ")))
+}
+
+// resendView is orders resend-tickets' output.
+type resendView struct {
+	OrderID string        `json:"order_id"`
+	CallID  string        `json:"call_id"`
+	Created bool          `json:"created"` // false: this call id was used before; nothing new is sent
+	Job     email.JobView `json:"job"`
+}
+
+func ordersResendTickets(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("orders resend-tickets", flag.ContinueOnError)
+	call := fs.String("call-id", "", "idempotency id of this resend (default: a new one); the same id sends once")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 || rest[0] == "" {
+		return usagef("orders resend-tickets takes one order id")
+	}
+	if *call == "" {
+		*call = auth.RandomString("abcdefghijklmnopqrstuvwxyz0123456789", 16)
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	j, created, err := a.mailer(st).Resend(ctx, rest[0], *call)
+	if err != nil {
+		if ticketing.IsCode(err, ticketing.CodeInvalidRequest) {
+			return usagef("--call-id: 1 to 64 letters, digits, '-' or '_'")
+		}
+		return err
+	}
+	v := resendView{OrderID: rest[0], CallID: *call, Created: created, Job: email.Views([]*email.Job{j})[0]}
+	return a.emit(v, func(w io.Writer) {
+		if created {
+			fmt.Fprintf(w, "Tickets of %s will be sent again to the buyer within about two minutes (call id %s).\n", v.OrderID, v.CallID)
+		} else {
+			fmt.Fprintf(w, "Call id %s was used before for %s: nothing new is sent (status %s).\n", v.CallID, v.OrderID, v.Job.Status)
+		}
+	})
+}
+
+// orderEmails are an order's email jobs for orders show (never nil).
+func orderEmails(ctx context.Context, st *store.Store, orderID string) ([]email.JobView, error) {
+	jobs, err := st.OrderJobs(ctx, orderID)
+	if err != nil {
+		return nil, err
+	}
+	return email.Views(jobs), nil
+}
+
+// alertRevoked alerts the owner of a revoked live key (once per key); a
+// failure is reported, not fatal: the key is revoked.
+func (a *app) alertRevoked(ctx context.Context, st *store.Store, k *auth.Key) {
+	if k.Environment != ticketing.EnvLive {
+		return
+	}
+	n, err := a.mailer(st).LiveKeyRevoked(ctx, k.OrganizerID, k.ID, a.clock.Now())
+	if err != nil {
+		slog.Warn("owner alert of the revoked live key not written", "key_id", k.ID, "error", err)
+		return
+	}
+	if n > 0 && !a.json {
+		fmt.Fprintf(a.stderr, "The owner's %d contact(s) will be told by email.\n", n)
+	}
+}
