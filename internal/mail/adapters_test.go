@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"tix/internal/config"
 	"tix/internal/mail"
 	"tix/internal/mail/mailtest"
 	"tix/internal/testenv"
@@ -69,5 +70,31 @@ func TestSES_ThrottlingIsRetryable(t *testing.T) {
 	_, err = s.Send(context.Background(), m)
 	if err == nil || errors.Is(err, mail.ErrRejected) {
 		t.Errorf("throttled send: %v, want a retryable error", err)
+	}
+}
+
+// TestOpen builds each configured sender; the SES one sends through the fake.
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	if s, err := mail.Open(ctx, config.Mail{Sender: "none"}, "", ""); s != nil || err != nil {
+		t.Errorf("none: %v, %v", s, err)
+	}
+	if s, err := mail.Open(ctx, config.Mail{Sender: "smtp", From: serviceFrom, SMTPAddr: "127.0.0.1:1025"}, "", ""); err != nil {
+		t.Errorf("smtp: %T, %v", s, err)
+	} else if _, ok := s.(*mail.SMTP); !ok {
+		t.Errorf("smtp: %T", s)
+	}
+	fake := mailtest.NewFakeSES(t)
+	s, err := mail.Open(ctx, config.Mail{Sender: "ses", From: serviceFrom, SESConfigurationSet: "cs"}, "eu-west-1", fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := mailtest.NewAddress("open")
+	m, _ := mail.RenderTickets(mailtest.SampleTickets(to, "en"))
+	if id, err := s.Send(ctx, m); err != nil || id == "" || len(fake.Sent(to)) != 1 || fake.Sent(to)[0].ConfigurationSet != "cs" {
+		t.Errorf("ses send: %q, %v", id, err)
+	}
+	if _, err := mail.Open(ctx, config.Mail{Sender: "fax"}, "", ""); err == nil {
+		t.Error("unknown sender accepted")
 	}
 }

@@ -22,7 +22,8 @@ var pdfLabels = map[string]map[string]string{
 
 // ticketsPDF lays out one ticket a page: event, start, venue, seat, number,
 // QR, who sold it and how to get help. The Go fonts (embedded) cover Cyrillic.
-func ticketsPDF(e TicketsEmail, v view, l string) ([]byte, error) {
+// qrs are the tickets' QR images, the same as the email shows inline.
+func ticketsPDF(e TicketsEmail, v view, qrs []Part, l string) ([]byte, error) {
 	w := pdfLabels[l]
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(time.Unix(0, 0).UTC()) // the same order renders the same bytes
@@ -34,12 +35,8 @@ func ticketsPDF(e TicketsEmail, v view, l string) ([]byte, error) {
 	pdf.SetMargins(20, 20, 20)
 	pdf.SetAutoPageBreak(false, 0)
 	for i, t := range e.Tickets {
-		png, err := qrPNG(t.QR, 512)
-		if err != nil {
-			return nil, err
-		}
 		name := fmt.Sprintf("qr%d", i)
-		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
+		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(qrs[i].Data))
 		pdf.AddPage()
 		pdf.SetFont("go", "B", 22)
 		pdf.MultiCell(0, 10, e.Event.Title, "", "L", false)

@@ -156,13 +156,13 @@ func RenderTickets(e TicketsEmail) (Message, error) {
 		Subject: subject(l, "tickets", e.Event.Title), Text: text, HTML: html,
 		Headers: map[string]string{"X-Tix-Order": e.OrderID, "X-Tix-Kind": "tickets"}}
 	for i, t := range e.Tickets {
-		png, err := qrPNG(t.QR, 256)
+		png, err := qrPNG(t.QR)
 		if err != nil {
 			return Message{}, err
 		}
 		m.Inline = append(m.Inline, Part{ContentID: qrCID(i), Filename: "ticket-" + t.Number + ".png", ContentType: "image/png", Data: png})
 	}
-	pdf, err := ticketsPDF(e, v, l)
+	pdf, err := ticketsPDF(e, v, m.Inline, l)
 	if err != nil {
 		return Message{}, err
 	}

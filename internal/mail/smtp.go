@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"net/smtp"
 	"net/textproto"
+	"sync"
 	"time"
 )
 
@@ -23,9 +24,16 @@ type SMTPConfig struct {
 }
 
 // SMTP sends through an SMTP server: the local stack's inbox, or any relay.
+// It keeps one session open between messages (RSET, then the next one), since
+// a new session costs the server's greeting (MailDev looks up the client's
+// name first: about 100 ms here); sends through one SMTP take turns on it.
 type SMTP struct {
 	cfg SMTPConfig
 	now func() time.Time
+
+	mu      sync.Mutex
+	conn    *smtp.Client // the open session, nil when none
+	netConn net.Conn     // its connection, for deadlines
 }
 
 // NewSMTP returns the SMTP adapter.
@@ -58,15 +66,63 @@ func (s *SMTP) Send(ctx context.Context, m Message) (string, error) {
 	from, _ := mail.ParseAddress(s.cfg.From)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	c, err := s.dial(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer c.Close()
 	if err := s.transact(c, from.Address, to.Address, raw.Bytes); err != nil {
+		// A refused recipient leaves the session usable; anything else may not.
+		if !errors.Is(err, ErrRejected) || c.Reset() != nil {
+			s.drop()
+		}
 		return "", err
 	}
 	return raw.MessageID, nil
+}
+
+// session returns the open session after a successful RSET, or a new one.
+func (s *SMTP) session(ctx context.Context) (*smtp.Client, error) {
+	if s.conn != nil {
+		s.deadline(ctx)
+		if err := s.conn.Reset(); err == nil {
+			return s.conn, nil
+		}
+		s.drop()
+	}
+	c, err := s.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.conn = c
+	return c, nil
+}
+
+// deadline bounds the open session's next exchange by ctx.
+func (s *SMTP) deadline(ctx context.Context) {
+	if dl, ok := ctx.Deadline(); ok && s.netConn != nil {
+		_ = s.netConn.SetDeadline(dl)
+	}
+}
+
+func (s *SMTP) drop() {
+	if s.conn != nil {
+		_ = s.conn.Close()
+	}
+	s.conn, s.netConn = nil, nil
+}
+
+// Close ends the open session, if any.
+func (s *SMTP) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	err := s.conn.Quit()
+	s.drop()
+	return err
 }
 
 // dial connects, greets and secures the session as configured.
@@ -84,6 +140,7 @@ func (s *SMTP) dial(ctx context.Context) (*smtp.Client, error) {
 	if s.cfg.TLS == "tls" {
 		conn = tls.Client(conn, tlsCfg)
 	}
+	s.netConn = conn
 	c, err := smtp.NewClient(conn, host)
 	if err != nil {
 		conn.Close()
@@ -124,7 +181,6 @@ func (s *SMTP) transact(c *smtp.Client, from, to string, data []byte) error {
 	if err := w.Close(); err != nil {
 		return smtpErr("DATA", err)
 	}
-	_ = c.Quit() // the message is accepted; a failed QUIT changes nothing
 	return nil
 }
 
