@@ -21,7 +21,8 @@ func BenchmarkRenderTickets(b *testing.B) {
 }
 
 // BenchmarkSMTPSend is one SMTP sender pushing rendered two-ticket emails into
-// MailDev, one connection a message, one after another (make bench-mail).
+// MailDev, one after another over the session the adapter keeps open (go test -run
+// '^$' -bench SMTPSend ./internal/mail with MailDev running).
 func BenchmarkSMTPSend(b *testing.B) {
 	s, err := mail.NewSMTP(mail.SMTPConfig{Addr: testenv.SMTPEndpoint(b), From: serviceFrom})
 	if err != nil {
