@@ -143,21 +143,21 @@ func (s *SMTP) dial(ctx context.Context) (*smtp.Client, error) {
 	s.netConn = conn
 	c, err := smtp.NewClient(conn, host)
 	if err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return nil, fmt.Errorf("mail: SMTP greeting: %w", err)
 	}
 	if ok, _ := c.Extension("STARTTLS"); ok && s.cfg.TLS != "tls" {
 		if err := c.StartTLS(tlsCfg); err != nil {
-			c.Close()
+			_ = c.Close()
 			return nil, fmt.Errorf("mail: SMTP STARTTLS: %w", err)
 		}
 	} else if s.cfg.TLS == "starttls" {
-		c.Close()
+		_ = c.Close()
 		return nil, errors.New("mail: the SMTP server does not offer STARTTLS, which TLS=starttls requires")
 	}
 	if s.cfg.Username != "" {
 		if err := c.Auth(smtp.PlainAuth("", s.cfg.Username, s.cfg.Password, host)); err != nil {
-			c.Close()
+			_ = c.Close()
 			return nil, fmt.Errorf("mail: SMTP AUTH: %w", err)
 		}
 	}
