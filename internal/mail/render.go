@@ -120,6 +120,9 @@ type view struct {
 }
 
 func newView(org Organizer, ev Event, orderID string, total Money, tickets []TicketInfo, l string) (view, error) {
+	if org.Name == "" || ev.Title == "" || orderID == "" {
+		return view{}, fmt.Errorf("mail: an email needs the organizer's name, the event's title and the order id")
+	}
 	start, err := FormatStart(ev.Start, ev.TimeZone, l)
 	if err != nil {
 		return view{}, err

@@ -10,8 +10,6 @@ import (
 )
 
 func sampleTickets(lang string) mail.TicketsEmail {
-	row := "7"
-	_ = row
 	return mail.TicketsEmail{
 		To: "buyer@example.com",
 		Organizer: mail.Organizer{Name: "Клуб «Север» <b>&</b>", ReplyTo: "hello@sever.example",
@@ -157,6 +155,21 @@ func TestRender_BadInput(t *testing.T) {
 	e.Event.TimeZone = "Mars/Olympus"
 	if _, err := mail.RenderTickets(e); err == nil {
 		t.Error("unknown time zone accepted")
+	}
+	e = sampleTickets("ru")
+	e.Organizer.Name = ""
+	if _, err := mail.RenderTickets(e); err == nil {
+		t.Error("an organizer without a name accepted")
+	}
+	e = sampleTickets("ru")
+	e.Tickets = nil
+	if _, err := mail.RenderTickets(e); err == nil {
+		t.Error("an order without tickets accepted")
+	}
+	e = sampleTickets("ru")
+	e.Tickets[1].QR = ""
+	if _, err := mail.RenderTickets(e); err == nil {
+		t.Error("a ticket without a QR payload accepted")
 	}
 	e = sampleTickets("ru")
 	e.Organizer.LogoURL = "javascript:alert(1)"
