@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+
 	"tix/internal/config"
 	"tix/internal/mail"
 	"tix/internal/mail/mailtest"
@@ -52,10 +54,10 @@ func TestSES_Contract(t *testing.T) {
 }
 
 // TestSES_ThrottlingIsRetryable: a throttled send is an error to retry, not
-// a refusal of the address.
+// a refusal of the address (the SDK's own retries are off to keep it short).
 func TestSES_ThrottlingIsRetryable(t *testing.T) {
 	fake := mailtest.NewFakeSES(t)
-	client, err := mail.OpenSES(context.Background(), "eu-west-1", fake.URL)
+	client, err := mail.OpenSES(context.Background(), "eu-west-1", fake.URL, func(o *sesv2.Options) { o.RetryMaxAttempts = 1 })
 	if err != nil {
 		t.Fatal(err)
 	}

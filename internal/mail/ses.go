@@ -39,17 +39,17 @@ func NewSES(api SESAPI, from, configSet string) (*SES, error) {
 }
 
 // OpenSES builds the SES v2 client for region; endpoint non-empty points it
-// at another server (a test's fake).
-func OpenSES(ctx context.Context, region, endpoint string) (*sesv2.Client, error) {
+// at another server (a test's fake); opts adjust the client (e.g. retries).
+func OpenSES(ctx context.Context, region, endpoint string, opts ...func(*sesv2.Options)) (*sesv2.Client, error) {
 	cfg, err := awscfg.Load(ctx, region, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	return sesv2.NewFromConfig(cfg, func(o *sesv2.Options) {
+	return sesv2.NewFromConfig(cfg, append([]func(*sesv2.Options){func(o *sesv2.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
-	}), nil
+	}}, opts...)...), nil
 }
 
 // Send delivers m and returns SES's message id.
