@@ -21,8 +21,8 @@ func BenchmarkRenderTickets(b *testing.B) {
 }
 
 // BenchmarkSMTPSend is one SMTP sender pushing rendered two-ticket emails into
-// MailDev, one after another over the session the adapter keeps open (go test -run
-// '^$' -bench SMTPSend ./internal/mail with MailDev running).
+// MailDev, one after another over the session the adapter keeps open (make
+// bench-mail).
 func BenchmarkSMTPSend(b *testing.B) {
 	s, err := mail.NewSMTP(mail.SMTPConfig{Addr: testenv.SMTPEndpoint(b), From: serviceFrom})
 	if err != nil {
