@@ -9,12 +9,12 @@ CDK := scripts/node_modules/.bin/cdk
 # Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench fuzz load load-webhooks onsale-model init-time synth deploy
+.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-mail fuzz load load-webhooks onsale-model init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
 
-test: setup ## run every test against DynamoDB Local and fauxqs
+test: setup ## run every test against DynamoDB Local, fauxqs and MailDev
 	@scripts/test.sh
 
 lint: ## staticcheck and golangci-lint (pinned, installed into build/tools; .golangci.yml) over the root module and infra/
@@ -50,6 +50,11 @@ tixctl: ## build the operator CLI to ./build/tixctl
 bench: setup ## catalog read benchmarks (request units, latency) against DynamoDB Local
 	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
 	TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:$${TIX_DYNAMODB_PORT:-8000} go test -run '^$$' -bench . -benchtime 200x ./internal/api/... ; \
+	TIX_STACK_SESSION=bench scripts/stack.sh stop
+
+bench-mail: setup ## email: render time of a two-ticket order, messages/s one SMTP sender pushes into MailDev
+	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
+	TIX_TEST_SMTP_ENDPOINT=127.0.0.1:$${TIX_SMTP_PORT:-1025} go test -run '^$$' -bench . -benchtime 300x ./internal/mail ; \
 	TIX_STACK_SESSION=bench scripts/stack.sh stop
 
 load: setup ## load POST /orders on DynamoDB Local: p50/p99, orders/s at saturation, oversell check (ORDERS, CONCURRENCY)

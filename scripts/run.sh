@@ -16,5 +16,7 @@ mkdir -p .data/bin
 go build -o .data/bin/tix-local ./scripts/local
 export TIX_DYNAMODB_ENDPOINT="${TIX_DYNAMODB_ENDPOINT:-http://127.0.0.1:${TIX_DYNAMODB_PORT:-8000}}"
 export TIX_SQS_ENDPOINT="${TIX_SQS_ENDPOINT:-http://127.0.0.1:${TIX_SQS_PORT:-4566}}"
+export TIX_SMTP_ADDR="${TIX_SMTP_ADDR:-127.0.0.1:${TIX_SMTP_PORT:-1025}}"
+export TIX_MAILDEV_URL="${TIX_MAILDEV_URL:-http://127.0.0.1:${TIX_MAILDEV_PORT:-1080}}"
 # Not exec: the trap above must stop the emulators when the runner ends.
 .data/bin/tix-local

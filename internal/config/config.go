@@ -43,6 +43,7 @@ type Config struct {
 	QueuePrefix      string        // TIX_QUEUE_PREFIX
 	Payments         Payments
 	Webhooks         Webhooks
+	Mail             Mail
 	LogFormat        string // TIX_LOG_FORMAT: json | text
 	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
 }
@@ -132,6 +133,13 @@ var Vars = []Var{
 	{"TIX_WEBHOOK_KEYRING_IDS", "", "with TIX_WEBHOOK_KEYRING_ARN: the keyring secret's ids in order, the sealing one first (k2,k1); may be empty when it holds one key"},
 	{"TIX_SWEEP_INTERVAL", "1m", "how often the local runner sweeps (on AWS an EventBridge schedule runs it every minute)"},
 	{"TIX_SWEEP_GRACE", "1m", "how overdue a webhook fan-out or attempt is before the sweep sends it again"},
+	{"TIX_MAIL_SENDER", "none", "how email is sent: smtp (TIX_SMTP_ADDR; the local stack's MailDev), ses (Amazon SES v2 in AWS_REGION) or none (no email)"},
+	{"TIX_MAIL_FROM", "", "the service's sending address, e.g. tickets@example.com (the organizer's sender name goes beside it); required unless TIX_MAIL_SENDER=none; with ses a verified identity"},
+	{"TIX_SMTP_ADDR", "127.0.0.1:1025", "with TIX_MAIL_SENDER=smtp: the SMTP server's host:port"},
+	{"TIX_SMTP_TLS", "", "with smtp: empty (STARTTLS when offered), starttls (required) or tls (implicit, e.g. port 465)"},
+	{"TIX_SMTP_USERNAME", "", "with smtp: AUTH PLAIN user (only over TLS or to localhost); empty = no AUTH"},
+	{"TIX_SMTP_PASSWORD", "", "with smtp: AUTH PLAIN password"},
+	{"TIX_SES_CONFIGURATION_SET", "", "with ses: the configuration set each message is sent with (its bounce and complaint events); empty = none"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
@@ -164,6 +172,7 @@ func Load(getenv func(string) string) (Config, error) {
 		AccountCache: r.nonNegDur("TIX_PAYMENT_ACCOUNT_CACHE_TTL"),
 	}
 	c.Webhooks = r.webhooks()
+	c.Mail = r.mail()
 	r.check(c)
 	if len(r.errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(r.errs...))

@@ -75,3 +75,37 @@ func TestLoad_BadKeyringAndScheduleSayWhy(t *testing.T) {
 		})
 	}
 }
+
+func TestLoad_Mail(t *testing.T) {
+	base := map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}
+	c, err := config.Load(env(base))
+	if err != nil || c.Mail.Sender != "none" || c.Mail.SMTPAddr != "127.0.0.1:1025" {
+		t.Fatalf("mail defaults: %+v, %v", c.Mail, err)
+	}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	c, err = config.Load(env(with("TIX_MAIL_SENDER", "ses", "TIX_MAIL_FROM", "Tix <tickets@tix.example>", "TIX_SES_CONFIGURATION_SET", "tix")))
+	if err != nil || c.Mail.From != "tickets@tix.example" || c.Mail.SESConfigurationSet != "tix" {
+		t.Fatalf("ses: %+v, %v", c.Mail, err)
+	}
+	for _, bad := range [][]string{
+		{"TIX_MAIL_SENDER", "carrier-pigeon"},
+		{"TIX_MAIL_SENDER", "ses"},
+		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "not an address"},
+		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "t@x.example", "TIX_SMTP_ADDR", "nohost"},
+		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "t@x.example", "TIX_SMTP_TLS", "ssl3"},
+	} {
+		_, err := config.Load(env(with(bad...)))
+		if err == nil || !strings.Contains(err.Error(), bad[len(bad)-2]) {
+			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[len(bad)-2])
+		}
+	}
+}

@@ -121,7 +121,11 @@ func printWelcome(cfg config.Config, addr string, keys []demoKey, sim *simulator
 	tixctl := tixctlEnv(cfg) + "go run ./scripts/tixctl"
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntix is running on %s (Ctrl-C stops it and the emulators it started)\n\n", base)
-	fmt.Fprintf(&b, "API reference: %s/docs (OpenAPI: %s/openapi.json; guide: docs/api.md)\n\n", base, base)
+	fmt.Fprintf(&b, "API reference: %s/docs (OpenAPI: %s/openapi.json; guide: docs/api.md)\n", base, base)
+	if cfg.Mail.Sender == "smtp" {
+		fmt.Fprintf(&b, "Email inbox (MailDev: every email this stack sends lands here): %s\n", getenv("TIX_MAILDEV_URL"))
+	}
+	b.WriteString("\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-42s %s\n", k.Label+":", k.Secret)
 	}

@@ -31,6 +31,9 @@ var localDefaults = map[string]string{
 	"TIX_ADDR":              "127.0.0.1:8080",
 	"TIX_WEBHOOK_KEYRING":   config.LocalKeyring,
 	"TIX_DATA_DIR":          ".data",
+	"TIX_MAIL_SENDER":       "smtp", // MailDev, which scripts/stack.sh starts
+	"TIX_MAIL_FROM":         "tickets@tix.localhost",
+	"TIX_MAILDEV_URL":       "http://127.0.0.1:1080",
 }
 
 // deliveryConsumers is how many deliveries-queue consumers the runner runs.

@@ -1,0 +1,91 @@
+package mail
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Owner alert kinds.
+const (
+	AlertEndpointDisabled = "endpoint_disabled" // fields: endpoint_id, url, failures (one a line)
+	AlertKeyManyIPs       = "key_many_ips"      // fields: key_id, ips, limit, day
+	AlertLiveKeyRevoked   = "live_key_revoked"  // fields: key_id, revoked_at
+)
+
+// alertText is one alert kind's words in one language: the subject and the
+// opening sentence are fmt formats over the kind's fields, in order.
+type alertText struct {
+	subject, intro, action string
+}
+
+var alertFields = map[string][]string{
+	AlertEndpointDisabled: {"endpoint_id", "url"},
+	AlertKeyManyIPs:       {"key_id", "ips", "limit", "day"},
+	AlertLiveKeyRevoked:   {"key_id", "revoked_at"},
+}
+
+var alertTexts = map[string]alertText{
+	"ru/" + AlertEndpointDisabled: {"Вебхук-эндпоинт %s отключён", "Эндпоинт %s (%s) отключён автоматически: доставки подряд не удавались.",
+		"Исправьте получателя и включите эндпоинт снова; пропущенные события можно отправить повторно."},
+	"en/" + AlertEndpointDisabled: {"Webhook endpoint %s was disabled", "Endpoint %s (%s) was disabled automatically: its deliveries kept failing.",
+		"Fix the receiver and enable the endpoint again; missed events can be redelivered."},
+	"ru/" + AlertKeyManyIPs: {"Ключ %s используется со многих адресов", "Секретный ключ %s использовался с %s разных IP-адресов за %[4]s (порог %[3]s).",
+		"Если это не ваши серверы, отзовите ключ и выпустите новый."},
+	"en/" + AlertKeyManyIPs: {"Key %s is used from many addresses", "Secret key %s was used from %s distinct IP addresses on %[4]s (the threshold is %[3]s).",
+		"If these are not your servers, revoke the key and create a new one."},
+	"ru/" + AlertLiveKeyRevoked: {"Боевой ключ %s отозван", "Боевой ключ %s отозван %s.",
+		"Запросы с этим ключом больше не принимаются. Если вы этого не делали, свяжитесь с поддержкой."},
+	"en/" + AlertLiveKeyRevoked: {"Live key %s was revoked", "Live key %s was revoked at %s.",
+		"Requests with this key are refused from now on. If you did not do this, contact support."},
+}
+
+// alertView is what the alert templates read.
+type alertView struct {
+	Lang, Title, Intro, Action string
+	Lines                      []string
+}
+
+// RenderAlert builds an owner alert of kind in language l from its fields
+// (see the Alert* constants). To is left for the caller: one message per
+// contact address.
+func RenderAlert(kind string, fields map[string]string, l string) (Message, error) {
+	l, err := lang(l)
+	if err != nil {
+		return Message{}, err
+	}
+	names, ok := alertFields[kind]
+	if !ok {
+		return Message{}, fmt.Errorf("mail: unknown alert kind %q", kind)
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		if fields[n] == "" {
+			return Message{}, fmt.Errorf("mail: alert %s needs field %q", kind, n)
+		}
+		args[i] = fields[n]
+	}
+	t := alertTexts[l+"/"+kind]
+	v := alertView{Lang: l, Title: fmt.Sprintf(t.subject, args[0]), Intro: fmt.Sprintf(t.intro, args...), Action: t.action}
+	for _, line := range strings.Split(fields["failures"], "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			v.Lines = append(v.Lines, line)
+		}
+	}
+	text, html, err := render("alert", l, v)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{FromName: "tix", Subject: v.Title, Text: text, HTML: html,
+		Headers: map[string]string{"X-Tix-Kind": "alert-" + kind}}, nil
+}
+
+// AlertKinds lists the alert kinds RenderAlert knows.
+func AlertKinds() []string {
+	out := make([]string, 0, len(alertFields))
+	for k := range alertFields {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

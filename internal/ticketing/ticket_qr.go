@@ -1,0 +1,20 @@
+package ticketing
+
+import "encoding/json"
+
+// TicketQRFor is the QR payload of one ticket of the order, the code its
+// email shows beside it and prints on its PDF page: the order-level payload's
+// shape (TicketQR) naming that ticket's number and admitting one person, so a
+// door scanner that reads the order's code reads this one too.
+func (o *Order) TicketQRFor(ticketNumber string) string {
+	b, _ := json.Marshal(struct {
+		V            int    `json:"v"`
+		OrderID      string `json:"order_id"`
+		TicketNumber string `json:"ticket_number"`
+		EventID      string `json:"event_id"`
+		OccurrenceID string `json:"occurrence_id,omitempty"`
+		Quantity     int    `json:"quantity"`
+		Livemode     bool   `json:"livemode"`
+	}{1, o.ID, ticketNumber, o.EventID, o.OccurrenceID, 1, o.Environment == EnvLive})
+	return string(b)
+}
