@@ -92,7 +92,25 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		}
 		return sales.ApplyPaymentUpdate(ctx, u)
 	}
-	return &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}, nil
+	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
+	if err := enableMail(ctx, a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// enableMail turns email on when the configuration names a sender
+// (TIX_MAIL_SENDER smtp or ses): buyers' tickets and refund confirmations,
+// owners' alerts, rendered by internal/mail's templates.
+func enableMail(ctx context.Context, a *App) error {
+	sender, err := mail.Open(ctx, a.Config.Mail, a.Config.Region, "")
+	if err != nil {
+		return fmt.Errorf("mail sender: %w", err)
+	}
+	if sender != nil {
+		EnableEmail(a, sender, email.MailRenderer{})
+	}
+	return nil
 }
 
 // NewWebhooks builds the webhook service of the configuration.

@@ -115,7 +115,7 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 	}
 	var tickets []TicketInfo
 	for _, t := range o.Tickets {
-		ti := TicketInfo{Number: t.Number, QRPayload: t.Number, SeatRef: t.Seat}
+		ti := TicketInfo{Number: t.Number, QRPayload: o.TicketQRFor(t.Number), SeatRef: t.Seat}
 		if t.Seat != nil {
 			ti.Seat = t.Seat.Label
 		}
