@@ -25,7 +25,9 @@ import (
 //     tixctl creates and revokes keys;
 //   - RateLimit (HTTP functions): UpdateItem of the rate-limit counter items
 //     only (dynamodb:LeadingKeys RL#..., dynamodb:Attributes PK, SK, n, ttl),
-//     which is how every request is admitted; no function writes a key item.
+//     which is how every request is admitted; no function writes a key item;
+//   - KeyIPs (HTTP functions, with email on): PutItem of the secret keys'
+//     client-network records and owner alert jobs only (KEYIP#..., EMAIL#...).
 func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string) {
 	access, ok := store.Permissions[fn]
 	if !ok {
@@ -66,6 +68,15 @@ func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string) {
 	add("TableWrite", access.Writes, tableArn, map[string]any{
 		"ForAllValues:StringNotLike": map[string]any{"dynamodb:LeadingKeys": keyItems},
 	})
+	if access.KeyIPs {
+		var prefixes []string
+		for _, p := range store.KeyIPPrefixes {
+			prefixes = append(prefixes, p+"*")
+		}
+		add("KeyIPs", []string{"dynamodb:PutItem"}, tableArn, map[string]any{
+			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": prefixes},
+		})
+	}
 	if access.RateLimit {
 		add("RateLimit", []string{"dynamodb:UpdateItem"}, tableArn, map[string]any{
 			"ForAllValues:StringLike": map[string]any{

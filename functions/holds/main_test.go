@@ -9,6 +9,7 @@ import (
 // The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind).
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
+	env.EnableEmail() // as deployed with a sender: secret keys' client IPs are recorded
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "holds-", env.Vars)
 	calls := env.CheckAccess(t, "holds")     // what its IAM role allows on AWS

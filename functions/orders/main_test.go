@@ -11,6 +11,7 @@ import (
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.AddOrders(t)
+	env.EnableEmail() // as deployed with a sender: secret keys' client IPs are recorded
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "orders-", env.Vars)
 	calls := env.CheckAccess(t, "orders")    // what its IAM role allows on AWS

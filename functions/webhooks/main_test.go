@@ -11,6 +11,7 @@ import (
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.AddWebhookDelivery(t)
+	env.EnableEmail() // as deployed with a sender: secret keys' client IPs are recorded
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "webhooks-", env.Vars)
 	calls := env.CheckAccess(t, "webhooks")  // what its IAM role allows on AWS

@@ -80,6 +80,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route)
 		return r, err
 	}
 	setBudgetHeaders(w, budget, now)
+	if key.Type == auth.Secret && s.KeyIPs != nil {
+		// A secret key used from many places is likely leaked: its owner is
+		// told (once a day), the request goes on whatever happens.
+		s.KeyIPs.Seen(r.Context(), key.OrganizerID, key.ID, ticketing.ClientNetwork(clientIP(r)), now)
+	}
 	if !budget.Admitted {
 		return r, &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: budget.Reset.Sub(now),
 			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " " + whose + " exceeded; retry after the number of seconds in Retry-After"}

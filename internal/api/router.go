@@ -112,6 +112,11 @@ type Server struct {
 	// (the orders group); nil answers 404 there. An error wrapping
 	// ticketing.ErrForgedNotification is a 403.
 	PaymentNotification func(ctx context.Context, body []byte) error
+	// KeyIPs is told of each secret-key request's client network (nil: not
+	// watched); it alerts the owner of a key used from too many in a day.
+	KeyIPs interface {
+		Seen(ctx context.Context, organizerID, keyID, ip string, now time.Time)
+	}
 	// Email, when set, adds the buyer's email status to GET /orders/{id} for
 	// secret keys with orders:read.
 	Email OrderEmails

@@ -203,6 +203,15 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 // HandleDeliveryMessage runs one deliveries-queue message: a webhook fan-out
 // or attempt, or an email job (kind "email").
 func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
+	if email.IsSESNotification(body) {
+		// SES's bounces and complaints, through the configuration set's SNS
+		// topic into this queue: the addresses are never written to again.
+		n, err := email.ApplySESNotification(ctx, a.Store, body)
+		if n > 0 {
+			slog.InfoContext(ctx, "addresses suppressed", "count", n)
+		}
+		return err
+	}
 	var m email.Message
 	if json.Unmarshal(body, &m) == nil && m.Kind == email.KindEmail {
 		if m.JobID == "" || a.Email == nil {
@@ -222,6 +231,7 @@ func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
 		Clock: a.Webhooks.Clock, Settings: email.DefaultSettings}
 	a.Webhooks.Mail = a.Email
 	a.Server.Email = a.Email
+	a.Server.KeyIPs = &email.IPWatch{Store: a.Store, Mail: a.Email}
 	return a.Email
 }
 

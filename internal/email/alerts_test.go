@@ -138,3 +138,24 @@ func TestParseSESNotification(t *testing.T) {
 		t.Error("a malformed notification parsed")
 	}
 }
+
+// An SES bounce or complaint arriving on the deliveries queue (raw or in its
+// SNS envelope) is told apart from tix's own messages.
+func TestIsSESNotification(t *testing.T) {
+	raw := `{"notificationType":"Bounce","bounce":{"bounceType":"Permanent","bouncedRecipients":[{"emailAddress":"x@example.com"}]},"mail":{"messageId":"m"}}`
+	env, _ := json.Marshal(map[string]string{"Type": "Notification", "TopicArn": "arn:aws:sns:eu-central-1:1:t", "Message": raw})
+	for name, c := range map[string]struct {
+		body string
+		want bool
+	}{
+		"raw":          {raw, true},
+		"sns envelope": {string(env), true},
+		"email job":    {`{"kind":"email","job_id":"j"}`, false},
+		"fan-out":      {`{"kind":"fanout","event_id":"evt_1"}`, false},
+		"not json":     {`nope`, false},
+	} {
+		if got := email.IsSESNotification([]byte(c.body)); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}

@@ -98,3 +98,19 @@ func ApplySESNotification(ctx context.Context, st Suppressor, body []byte) (int,
 	}
 	return len(sups), nil
 }
+
+// IsSESNotification reports whether a queue message is an SES event (raw, or
+// in its SNS envelope) rather than one of tix's own messages.
+func IsSESNotification(body []byte) bool {
+	var m struct {
+		Type             string           `json:"Type"`
+		TopicArn         string           `json:"TopicArn"`
+		NotificationType string           `json:"notificationType"`
+		EventType        string           `json:"eventType"`
+		Mail             *json.RawMessage `json:"mail"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	return (m.Type == "Notification" && m.TopicArn != "") || ((m.NotificationType != "" || m.EventType != "") && m.Mail != nil)
+}

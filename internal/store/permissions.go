@@ -16,7 +16,15 @@ type Access struct {
 	// request on rate-limit counter items (CountRequest): UpdateItem of
 	// RateLimitAttributes of RateLimitKeyPrefix items only.
 	RateLimit bool
+	// KeyIPs: the function serves secret keys and, with email on, records
+	// their client networks (one KEYIP# item per key, day and network, put if
+	// absent) and raises the owner's alert of a key used from too many (an
+	// EMAIL# job put): PutItem of KeyIPPrefixes items only.
+	KeyIPs bool
 }
+
+// KeyIPPrefixes are the partition key prefixes of what KeyIPs allows to put.
+var KeyIPPrefixes = []string{"KEYIP#", "EMAIL#"}
 
 // KeyPrefixes are the partition keys of the API key items. Only the operator
 // (tixctl) creates, revokes and changes keys; no function writes them: a
@@ -37,19 +45,19 @@ var RateLimitAttributes = []string{"PK", "SK", "n", "ttl"}
 // A new store call on a function's path must be added here, or it is denied
 // on AWS; the functions' tests catch the calls they make.
 var Permissions = map[string]Access{
-	// Reads only: events, stock, seating, /health's probe.
-	"catalog": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"}, RateLimit: true},
+	// Reads: events, stock, seating, /health's probe.
+	"catalog": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"}, RateLimit: true, KeyIPs: true},
 	// Holds (transaction of hold, seats, counters, idempotency), per-IP hold
 	// counters, releasing seats.
 	"holds": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
-		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, KeyIPs: true},
 	// Orders, idempotency records, payment, refunds, freeing seats; the
 	// buyer's email jobs on GET /orders/{id} (Query).
 	"orders": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
-		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, KeyIPs: true},
 	// Listing endpoints and deliveries; a redelivery saves the delivery.
 	"webhooks": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
-		Writes: []string{"dynamodb:PutItem"}, RateLimit: true},
+		Writes: []string{"dynamodb:PutItem"}, RateLimit: true, KeyIPs: true},
 	// Fan-out (transaction of deliveries, the event's email jobs and the
 	// event's mark), attempts (BatchGetItem of delivery, event and endpoint),
 	// endpoint health, the outbound rate counters; email jobs (GetItem of the

@@ -18,6 +18,8 @@ import (
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/config"
+	"tix/internal/email"
+	"tix/internal/mail"
 	"tix/internal/payment"
 	"tix/internal/payment/tbank"
 	"tix/internal/testenv"
@@ -282,3 +284,15 @@ func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPR
 		})
 	}
 }
+
+// EnableEmail turns email on in the app as a deployed stack with a sender
+// has it (TIX_MAIL_SENDER smtp or ses), with a sender that accepts every
+// message and sends nothing: the table calls of the email path (jobs, the
+// secret keys' distinct-IP records) then show in Record.
+func (e *Env) EnableEmail() {
+	app.EnableEmail(e.App, nullSender{}, email.TextRenderer{})
+}
+
+type nullSender struct{}
+
+func (nullSender) Send(context.Context, mail.Message) (string, error) { return "null", nil }

@@ -193,6 +193,8 @@ func Allowed(fn string, c Call) error {
 		return nil
 	case has(p.Writes):
 		return nil
+	case p.KeyIPs && c.Action == "dynamodb:PutItem" && hasAnyPrefix(c.PK, store.KeyIPPrefixes):
+		return nil
 	}
 	return fmt.Errorf("%s (item %q) is not in store.Permissions", c.Action, c.PK)
 }
@@ -232,4 +234,13 @@ func CheckNoKeyItemWrites(t *testing.T, calls []Call) {
 	if !counted {
 		t.Error("no rate-limit counter was counted on: were any requests admitted?")
 	}
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
