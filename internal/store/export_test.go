@@ -23,3 +23,12 @@ func (s *Store) PutStaleReservation(ctx context.Context, o *ticketing.Order, i i
 	}})
 	return err
 }
+
+// PutLegacyDueMarker writes t's marker where the former 8-shard layout put it
+// (DUE#<fnv mod 8>), and reports whether that differs from its 64-shard key.
+func (s *Store) PutLegacyDueMarker(ctx context.Context, t ticketing.Timer) (bool, error) {
+	item := keyOf(dueShardPK(shardOf(t.OrderID, legacyTimerShards)), dueID(t))
+	item["kind"], item["oid"] = str(t.Kind), str(t.OrderID)
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
+	return attrS(item, "PK") != attrS(dueKey(t), "PK"), err
+}

@@ -271,7 +271,7 @@ func (s *Store) PendingDeliveries(ctx context.Context, endpointID string, limit 
 	}
 }
 
-// OverdueDeliveries queries the due index GSI3 WHDUE#0..7 up to now (fixed-width
+// OverdueDeliveries queries the due index GSI3 WHDUE#0..63 up to now (fixed-width
 // times, so strings order as times) and returns the most overdue up to limit.
 func (s *Store) OverdueDeliveries(ctx context.Context, now time.Time, limit int) ([]*webhook.Delivery, error) {
 	if limit <= 0 {
