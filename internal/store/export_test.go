@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // PutStaleReservation writes back the seat item of o's seated line i as o
@@ -31,4 +32,20 @@ func (s *Store) PutLegacyDueMarker(ctx context.Context, t ticketing.Timer) (bool
 	item["kind"], item["oid"] = str(t.Kind), str(t.OrderID)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
 	return attrS(item, "PK") != attrS(dueKey(t), "PK"), err
+}
+
+// PutDeliveryItem writes a delivery item as Dispatch would (without its event),
+// or, legacy, under the unsharded listing partitions deliveries had before the
+// listing indexes were write-sharded.
+func (s *Store) PutDeliveryItem(ctx context.Context, d *webhook.Delivery, legacy bool) error {
+	item, err := deliveryAV(d, 1)
+	if err != nil {
+		return err
+	}
+	if legacy {
+		item["GSI1PK"] = str(deliveryListPK(d.OrganizerID, string(d.Environment)))
+		item["GSI2PK"] = str(deliveryEndpointPK(d.EndpointID))
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
+	return err
 }
