@@ -37,6 +37,8 @@ type Store struct {
 	capacity func(op string, c *types.ConsumedCapacity)
 	// listBudget bounds the items a listing request examines (0: DefaultListBudget).
 	listBudget int
+	// full remembers the outbound window shards found full this second.
+	full *fullShards
 }
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static
@@ -60,7 +62,8 @@ func New(db *dynamodb.Client, opts Options) *Store {
 	if c == nil {
 		c = clock.System{}
 	}
-	return &Store{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c}
+	return &Store{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c,
+		full: &fullShards{}}
 }
 
 // Open builds the client and the Store.

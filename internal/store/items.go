@@ -62,6 +62,11 @@ func deliveryEndpointPK(endpointID string) string { return "WHDE#" + endpointID 
 // and endpoint a shard takes about 15,000/64 = 235 WCU/s of the 1,000.
 const listShards = 64
 
+// outboundPK is a shard of key's one-second outbound window (webhook_limits.go).
+func outboundPK(key string, sec int64, shard int) string {
+	return "WRL#" + key + "#" + strconv.FormatInt(sec, 10) + "#" + strconv.Itoa(shard)
+}
+
 func deliveryListShard(org, env string, shard uint32) string {
 	return deliveryListPK(org, env) + "#" + strconv.FormatUint(uint64(shard), 10)
 }
@@ -87,8 +92,7 @@ func deliveryEndpointPKs(endpointID string) []string {
 	}
 	return pks
 }
-func deliveryDuePK(shard uint32) string       { return "WHDUE#" + strconv.FormatUint(uint64(shard), 10) }
-func outboundPK(key string, sec int64) string { return "WRL#" + key + "#" + strconv.FormatInt(sec, 10) }
+func deliveryDuePK(shard uint32) string { return "WHDUE#" + strconv.FormatUint(uint64(shard), 10) }
 
 func keyOf(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
