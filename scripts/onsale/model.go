@@ -89,6 +89,18 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 		}
 		whole := phaseSpan(ph.Spans)
 		for shape, keys := range byShape {
+			if windows := shardedWindows(keys, ph.Spans); windows != nil {
+				for name, ks := range windows {
+					p := Partition{Index: keys[0].Index, Key: name}
+					if len(ks) > 1 {
+						p.Key += " (rolling)"
+					}
+					for _, k := range ks {
+						addLoad(loads, p, ph, ph.Usage[k])
+					}
+				}
+				continue
+			}
 			if len(keys) > 1 && len(keys)*4 >= ph.Ops && medianSpan(keys, ph.Spans)*4 <= whole {
 				sp := spreadShapes[shape]
 				if sp == nil {
@@ -113,16 +125,7 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 				}
 			}
 			for _, k := range keys {
-				g := group[k]
-				l := loads[g]
-				if l == nil {
-					l = &Load{Partition: g, PerOp: map[string]Units{}}
-					loads[g] = l
-				}
-				u, x := ph.Usage[k], l.PerOp[ph.Name]
-				x.R += u.R / float64(ph.Ops)
-				x.W += u.W / float64(ph.Ops)
-				l.PerOp[ph.Name] = x
+				addLoad(loads, group[k], ph, ph.Usage[k])
 			}
 		}
 	}
@@ -135,6 +138,70 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 	sort.Slice(spread, func(i, j int) bool { return spread[i].Shape < spread[j].Shape })
 	sort.Slice(hot, func(i, j int) bool { return hot[i].Partition.String() < hot[j].Partition.String() })
 	return hot, spread
+}
+
+// addLoad adds units u of phase ph to partition p's units per operation.
+func addLoad(loads map[Partition]*Load, p Partition, ph Phase, u Units) {
+	l := loads[p]
+	if l == nil {
+		l = &Load{Partition: p, PerOp: map[string]Units{}}
+		loads[p] = l
+	}
+	x := l.PerOp[ph.Name]
+	x.R += u.R / float64(ph.Ops)
+	x.W += u.W / float64(ph.Ops)
+	l.PerOp[ph.Name] = x
+}
+
+// number is a numeric part of a key once its other per-instance parts are
+// placeholders (idPatterns' last pattern).
+var number = idPatterns[len(idPatterns)-1].re
+
+// shardedWindows recognises time windows that are also sharded (a shard of a
+// one-second counter: WRL#<key>#<second>#<shard>): keys with two or more
+// numbers, where keeping one of the numbers and replacing the others groups
+// the keys into partitions that each were used one after another. Each group
+// is one partition (its name keeps that number); at any moment the groups'
+// current windows share the load side by side. nil when the keys are not so.
+func shardedWindows(keys []Partition, spans map[Partition]Span) map[string][]Partition {
+	partial := func(k string) string {
+		for _, id := range idPatterns[:len(idPatterns)-1] {
+			k = id.re.ReplaceAllString(k, id.with)
+		}
+		return k
+	}
+	fields := len(number.FindAllString(partial(keys[0].Key), -1))
+	if fields < 2 || len(keys) < 2 || spans == nil {
+		return nil
+	}
+	for keep := range fields {
+		groups := map[string][]Partition{}
+		for _, k := range keys {
+			i := 0
+			name := number.ReplaceAllStringFunc(partial(k.Key), func(n string) string {
+				i++
+				if i-1 == keep {
+					return n
+				}
+				return "{n}"
+			})
+			groups[name] = append(groups[name], k)
+		}
+		if len(groups) < 2 || len(groups) == len(keys) {
+			continue
+		}
+		ok := true
+		for _, g := range groups {
+			if len(g) > 1 && !rolling(g, spans) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return groups
+		}
+	}
+	return nil
 }
 
 // phaseSpan is the time from the first use of any partition to the last.
