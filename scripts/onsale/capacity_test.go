@@ -180,10 +180,10 @@ func TestSplitAndCeiling(t *testing.T) {
 }
 
 // TestShardedWindows: a one-second window split over shard items
-// (WRL#<key>#<second>#<shard>) counts as one rolling partition per shard, not as
-// spread (each item is used briefly) nor as one partition (the shards of a
-// second are side by side); keys with two numbers used side by side stay
-// their own partitions.
+// (WRL#<key>#<second>#<shard>) counts as one rolling partition per shard (the
+// second is the number that grows with time), not as spread (each item is used
+// briefly) nor as one partition per second (its shards are side by side); keys
+// with two numbers used side by side stay their own partitions.
 func TestShardedWindows(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	order := Phase{Name: "order", Ops: 100, Usage: map[Partition]Units{}, Spans: map[Partition]Span{}}
@@ -191,8 +191,9 @@ func TestShardedWindows(t *testing.T) {
 		for shard := range 4 {
 			p := Partition{Key: "WRL#*#" + strconv.Itoa(1795452000+sec) + "#" + strconv.Itoa(shard)}
 			order.Usage[p] = Units{W: 5}
-			at := t0.Add(time.Duration(sec) * time.Second)
-			order.Spans[p] = Span{at, at.Add(900 * time.Millisecond)}
+			// each used once, the shards of a second in no particular order
+			at := t0.Add(time.Duration(sec)*time.Second + time.Duration((shard*3+sec)%4)*200*time.Millisecond)
+			order.Spans[p] = Span{at, at}
 		}
 	}
 	for i := range 3 {

@@ -5,7 +5,9 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -159,10 +161,12 @@ var number = idPatterns[len(idPatterns)-1].re
 
 // shardedWindows recognises time windows that are also sharded (a shard of a
 // one-second counter: WRL#<key>#<second>#<shard>): keys with two or more
-// numbers, where keeping one of the numbers and replacing the others groups
-// the keys into partitions that each were used one after another. Each group
-// is one partition (its name keeps that number); at any moment the groups'
-// current windows share the load side by side. nil when the keys are not so.
+// numbers, one of which grows with the time the keys were first used (the
+// window: at most a tenth of the keys, taken in that order, go down in it).
+// Grouped by their other numbers (the window replaced), the keys of each
+// group were used one after another: each group is one partition, and at any
+// moment the groups' current windows share the load side by side. nil when
+// the keys are not so.
 func shardedWindows(keys []Partition, spans map[Partition]Span) map[string][]Partition {
 	partial := func(k string) string {
 		for _, id := range idPatterns[:len(idPatterns)-1] {
@@ -171,37 +175,58 @@ func shardedWindows(keys []Partition, spans map[Partition]Span) map[string][]Par
 		return k
 	}
 	fields := len(number.FindAllString(partial(keys[0].Key), -1))
-	if fields < 2 || len(keys) < 2 || spans == nil {
+	if fields < 2 || len(keys) < 3 || spans == nil {
 		return nil
 	}
-	for keep := range fields {
-		groups := map[string][]Partition{}
-		for _, k := range keys {
-			i := 0
-			name := number.ReplaceAllStringFunc(partial(k.Key), func(n string) string {
-				i++
-				if i-1 == keep {
-					return n
-				}
-				return "{n}"
-			})
-			groups[name] = append(groups[name], k)
+	byTime := slices.Clone(keys)
+	sort.SliceStable(byTime, func(a, b int) bool { return spans[byTime[a]].First.Before(spans[byTime[b]].First) })
+	nums := make([][]int64, len(byTime))
+	for i, k := range byTime {
+		for _, n := range number.FindAllString(partial(k.Key), -1) {
+			v, _ := strconv.ParseInt(n, 10, 64)
+			nums[i] = append(nums[i], v)
 		}
-		if len(groups) < 2 || len(groups) == len(keys) {
-			continue
-		}
-		ok := true
-		for _, g := range groups {
-			if len(g) > 1 && !rolling(g, spans) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return groups
+		if len(nums[i]) != fields {
+			return nil
 		}
 	}
-	return nil
+	window, fewest := -1, len(byTime)/10+1
+	for p := range fields {
+		down, varies := 0, false
+		for i := 1; i < len(nums); i++ {
+			if nums[i][p] < nums[i-1][p] {
+				down++
+			}
+			varies = varies || nums[i][p] != nums[0][p]
+		}
+		if varies && down < fewest {
+			window, fewest = p, down
+		}
+	}
+	if window < 0 {
+		return nil
+	}
+	groups := map[string][]Partition{}
+	for _, k := range keys {
+		i := 0
+		name := number.ReplaceAllStringFunc(partial(k.Key), func(n string) string {
+			i++
+			if i-1 == window {
+				return "{n}"
+			}
+			return n
+		})
+		groups[name] = append(groups[name], k)
+	}
+	if len(groups) == len(keys) {
+		return nil
+	}
+	for _, g := range groups {
+		if len(g) > 1 && !rolling(g, spans) {
+			return nil
+		}
+	}
+	return groups
 }
 
 // phaseSpan is the time from the first use of any partition to the last.
