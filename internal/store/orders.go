@@ -96,12 +96,11 @@ func outboxPut(s *Store, ev *ticketing.OrderEvent) (types.TransactWriteItem, err
 
 // outboxShards spreads undispatched events over index partitions. An order
 // writes about 4 WCU of outbox index entries (two events, each put and removed
-// in a transaction), so at 5,000 orders/s a shard takes about 20,000/128 = 160
-// WCU/s, a sixth of a partition's 1,000 (the most an order writes to one
-// sharded index, hence twice the 64 shards of the others). Events written
-// under the former 8 shards (OUTBOX#0..7) are among these and are still
-// swept; their entry is removed by name at dispatch.
-const outboxShards = 128
+// in a transaction), so at 5,000 orders/s a shard takes about 20,000/64 = 310
+// WCU/s, a third of a partition's 1,000. Events written under the former 8
+// shards (OUTBOX#0..7) are among these and are still swept; their entry is
+// removed by name at dispatch.
+const outboxShards = 64
 
 // lineCounter is the tier counter update of a general-admission or standing line.
 func (s *Store) lineCounter(o *ticketing.Order, l ticketing.OrderLine, delta int) *types.Update {

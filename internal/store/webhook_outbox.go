@@ -116,7 +116,7 @@ func outboxTime(item map[string]types.AttributeValue) (time.Time, bool) {
 	return t, err == nil
 }
 
-// UndispatchedEvents queries GSI2 OUTBOX#0..127 (outboxShards). outboxPut's sort key is
+// UndispatchedEvents queries GSI2 OUTBOX#0..63 (outboxShards). outboxPut's sort key is
 // RFC3339Nano, whose trailing zeros are trimmed, so its strings order as times
 // only to the second: the key condition takes every second up to olderThan's
 // (GSI2SK < the next second's prefix) and the exact bound is applied to the
