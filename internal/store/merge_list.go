@@ -47,7 +47,8 @@ type mergeShard struct {
 // at once, then, until it knows limit+1 items (or everything, or it examined
 // the list budget), reads on in the shard read least far. Items sorting at or
 // above the shards' highest front are known to be complete; a page ended by
-// the budget is short (maybe empty) and resumes below that front.
+// the budget is short (maybe empty) and resumes below that front. A page
+// examines at most the budget or one item per partition, whichever is more.
 func (s *Store) mergeNewest(ctx context.Context, q mergeQuery) ([]map[string]types.AttributeValue, string, error) {
 	skName := q.index + "SK"
 	readAhead := exact
@@ -56,7 +57,9 @@ func (s *Store) mergeNewest(ctx context.Context, q mergeQuery) ([]map[string]typ
 	}
 	want := q.limit + 1
 	shards := make([]mergeShard, len(q.pks))
-	first := max(2, (readAhead(want)+len(q.pks)-1)/len(q.pks)+1)
+	// The first round reads every partition: a few items each, within the
+	// list budget when it allows one item per partition.
+	first := max(1, min((readAhead(want)+len(q.pks)-1)/len(q.pks)+1, s.budget()/len(q.pks)))
 	scanned := make([]int, len(q.pks))
 	errs := make([]error, len(q.pks))
 	var wg sync.WaitGroup
