@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -37,6 +39,10 @@ type Store struct {
 	capacity func(op string, c *types.ConsumedCapacity)
 	// listBudget bounds the items a listing request examines (0: DefaultListBudget).
 	listBudget int
+	// full remembers the outbound window shards found full this second.
+	full *fullShards
+	// outboxNext deals outbox events to the index shards round robin.
+	outboxNext atomic.Uint32
 }
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static
@@ -60,7 +66,10 @@ func New(db *dynamodb.Client, opts Options) *Store {
 	if c == nil {
 		c = clock.System{}
 	}
-	return &Store{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c}
+	s := &Store{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c,
+		full: &fullShards{}}
+	s.outboxNext.Store(rand.Uint32())
+	return s
 }
 
 // Open builds the client and the Store.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -89,5 +90,71 @@ func TestDueTimers_SweepExpires(t *testing.T) {
 	}
 	if ts, err := env.st.DueTimers(ctx, env.now.Add(time.Hour), 10); err != nil || len(ts) != 0 {
 		t.Fatalf("timers owed by a cancelled order: %+v %v", ts, err)
+	}
+}
+
+// Markers written under the former 8 shards are still found by the sweep; one
+// that its 64-shard key does not name (nothing would delete it) is handed out
+// once and dropped, one that it names stays until its order ends the wait.
+func TestDueTimers_LegacyShards(t *testing.T) {
+	env := newSalesEnv(t, 10)
+	ctx := context.Background()
+	due := env.now.Add(-time.Minute)
+	moved, kept := "", ""
+	for i := 0; moved == "" || kept == ""; i++ {
+		id := "ord_legacy" + strconv.Itoa(i)
+		misplaced, err := env.st.PutLegacyDueMarker(ctx, ticketing.Timer{Kind: ticketing.TimerOrderExpiry, OrderID: id, Due: due})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if misplaced && moved == "" {
+			moved = id
+		} else if !misplaced && kept == "" {
+			kept = id
+		}
+	}
+	ts, err := env.st.DueTimers(ctx, env.now, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, tm := range ts {
+		found[tm.OrderID] = true
+	}
+	if !found[moved] || !found[kept] {
+		t.Fatalf("legacy markers due: %+v; want %s and %s", ts, moved, kept)
+	}
+	ts, err = env.st.DueTimers(ctx, env.now, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found = map[string]bool{}
+	for _, tm := range ts {
+		found[tm.OrderID] = true
+	}
+	if found[moved] || !found[kept] {
+		t.Fatalf("second sweep: %+v; want %s dropped and %s kept", ts, moved, kept)
+	}
+}
+
+// The sweep merges the shards oldest first and stops at the limit.
+func TestDueTimers_OldestFirstAcrossShards(t *testing.T) {
+	env := newSalesEnv(t, 10)
+	ctx := context.Background()
+	var ids []string
+	for i := range 3 {
+		res, err := env.sales.CreateOrder(ctx, env.c, "due-order-"+strconv.Itoa(i), gaRequest(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Order.ID)
+		env.clk.Set(env.now.Add(time.Duration(i+1) * time.Second))
+	}
+	ts, err := env.st.DueTimers(ctx, env.now.Add(time.Hour), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 2 || ts[0].OrderID != ids[0] || ts[1].OrderID != ids[1] {
+		t.Fatalf("due timers %+v; want the expiries of %v, oldest first", ts, ids[:2])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // PutStaleReservation writes back the seat item of o's seated line i as o
@@ -21,5 +22,30 @@ func (s *Store) PutStaleReservation(ctx context.Context, o *ticketing.Order, i i
 		"t": str(l.TierID), "o": str(o.ID), "st": str(seatReserved),
 		"u": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)), "ttl": ttlOf(o.ExpiresAt),
 	}})
+	return err
+}
+
+// PutLegacyDueMarker writes t's marker where the former 8-shard layout put it
+// (DUE#<fnv mod 8>), and reports whether that differs from its 64-shard key.
+func (s *Store) PutLegacyDueMarker(ctx context.Context, t ticketing.Timer) (bool, error) {
+	item := keyOf(dueShardPK(shardOf(t.OrderID, legacyTimerShards)), dueID(t))
+	item["kind"], item["oid"] = str(t.Kind), str(t.OrderID)
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
+	return attrS(item, "PK") != attrS(dueKey(t), "PK"), err
+}
+
+// PutDeliveryItem writes a delivery item as Dispatch would (without its event),
+// or, legacy, under the unsharded listing partitions deliveries had before the
+// listing indexes were write-sharded.
+func (s *Store) PutDeliveryItem(ctx context.Context, d *webhook.Delivery, legacy bool) error {
+	item, err := deliveryAV(d, 1)
+	if err != nil {
+		return err
+	}
+	if legacy {
+		item["GSI1PK"] = str(deliveryListPK(d.OrganizerID, string(d.Environment)))
+		item["GSI2PK"] = str(deliveryEndpointPK(d.EndpointID))
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
 	return err
 }

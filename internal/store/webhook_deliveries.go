@@ -23,8 +23,9 @@ import (
 
 // A delivery item lives in its event's partition (OEVT#<evt>, WHD#<endpoint>):
 // top-level org, env, st, ver, the JSON document (with its attempt log), the
-// listing keys (GSI1 per environment, GSI2 per endpoint, newest first when read
-// backwards) and, only while pending with a RecheckAt, the sharded due index
+// listing keys (GSI1 per environment, GSI2 per endpoint, each write-sharded
+// over listShards by the delivery id; newest first when read backwards and
+// merged) and, only while pending with a RecheckAt, the sharded due index
 // GSI3 (the due time is read back from GSI3SK). ttl is housekeeping.
 func deliveryAV(d *webhook.Delivery, version int64) (map[string]types.AttributeValue, error) {
 	if want := webhook.DeliveryID(d.EventID, d.EndpointID); d.ID != want {
@@ -37,8 +38,8 @@ func deliveryAV(d *webhook.Delivery, version int64) (map[string]types.AttributeV
 	sk := orderSortKey(d.CreatedAt, d.ID)
 	item := map[string]types.AttributeValue{
 		"PK": str(outboxPK(d.EventID)), "SK": str(deliverySK(d.EndpointID)),
-		"GSI1PK": str(deliveryListPK(d.OrganizerID, string(d.Environment))), "GSI1SK": str(sk),
-		"GSI2PK": str(deliveryEndpointPK(d.EndpointID)), "GSI2SK": str(sk),
+		"GSI1PK": str(deliveryListShard(d.OrganizerID, string(d.Environment), shardOf(d.ID, listShards))), "GSI1SK": str(sk),
+		"GSI2PK": str(deliveryEndpointShard(d.EndpointID, shardOf(d.ID, listShards))), "GSI2SK": str(sk),
 		"org": str(d.OrganizerID), "env": str(string(d.Environment)), "st": str(string(d.Status)),
 		"ver": num(strconv.FormatInt(version, 10)), "doc": str(string(doc)),
 		"ttl": num(strconv.FormatInt(d.CreatedAt.Add(deliveryRetention).Unix(), 10)),
@@ -177,52 +178,46 @@ func (s *Store) SaveDelivery(ctx context.Context, d *webhook.Delivery) error {
 	return nil
 }
 
-// ListDeliveries pages newest first: by endpoint on GSI2 WHDE#<endpoint>
-// (org and env checked by the filter), else on GSI1 WHDS#<org>#<env>; status
-// is a filter, so a page may take more than one Query, up to the list budget:
-// then the page is short (maybe empty) with has_more and a cursor. The cursor
-// is signed and bound to the query.
+// ListDeliveries pages newest first: by endpoint on GSI2 WHDE#<endpoint>#<shard>
+// (org and env checked by the filter), else on GSI1 WHDS#<org>#<env>#<shard>,
+// every shard and the unsharded partition of deliveries written before the
+// sharding merged (mergeNewest); status is a filter, so a page may take more
+// than one Query per shard, up to the list budget: then the page is short
+// (maybe empty) with has_more and a cursor. The cursor is signed and bound to
+// the query.
 func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*webhook.DeliveryPage, error) {
-	limit := min(max(q.Limit, 1), 100)
 	fingerprint := fmt.Sprintf("deliveries|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.EndpointID, q.Status)
-	var start map[string]types.AttributeValue
-	if q.Cursor != "" {
-		var err error
-		if start, err = s.cursor.decode(q.Cursor, fingerprint); err != nil {
-			return nil, err
-		}
-	}
 	page := &webhook.DeliveryPage{Deliveries: []*webhook.Delivery{}}
 	x := newExprs()
-	index, pk := "GSI1", deliveryListPK(q.OrganizerID, string(q.Environment))
+	mq := mergeQuery{op: "ListDeliveries", index: "GSI1", limit: min(max(q.Limit, 1), 100),
+		pks: deliveryListPKs(q.OrganizerID, string(q.Environment))}
 	var filters []string
 	if q.EndpointID != "" {
 		if !validID(q.EndpointID) {
+			if _, err := s.mergeBelow(q.Cursor, "GSI2", fingerprint); err != nil {
+				return nil, err
+			}
 			return page, nil
 		}
-		index, pk = "GSI2", deliveryEndpointPK(q.EndpointID)
+		mq.index, mq.pks = "GSI2", deliveryEndpointPKs(q.EndpointID)
 		filters = append(filters, x.n("org")+" = "+x.s(q.OrganizerID), x.n("env")+" = "+x.s(string(q.Environment)))
 	}
 	if q.Status != "" {
 		filters = append(filters, x.n("st")+" = "+x.s(string(q.Status)))
 	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(index),
-		KeyConditionExpression:   aws.String(x.n(index+"PK") + " = " + x.s(pk)),
-		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.vals,
-		ScanIndexForward: aws.Bool(false),
+	var err error
+	if mq.below, err = s.mergeBelow(q.Cursor, mq.index, fingerprint); err != nil {
+		return nil, err
 	}
-	readAhead := exact
 	if len(filters) > 0 {
-		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
-		readAhead = ahead
+		mq.filter, mq.names, mq.vals = strings.Join(filters, " AND "), x.names, x.vals
 	}
-	res, err := s.queryBounded(ctx, "ListDeliveries", in, start, limit+1, readAhead)
+	items, below, err := s.mergeNewest(ctx, mq)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	items, next := s.cut(res, limit, index+"PK", index+"SK", fingerprint)
-	page.HasMore, page.NextCursor = next != "", next
+	page.NextCursor = s.mergeCursor(mq.index, below, fingerprint)
+	page.HasMore = page.NextCursor != ""
 	for _, it := range items {
 		d, err := deliveryFrom(it)
 		if err != nil {
@@ -233,15 +228,30 @@ func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*w
 	return page, nil
 }
 
-// PendingDeliveries queries GSI2 WHDE#<endpoint> filtered on st = pending, oldest first.
+// PendingDeliveries queries GSI2 WHDE#<endpoint>#<shard> (and the unsharded
+// partition) filtered on st = pending, oldest first within a shard, up to limit
+// over all.
 func (s *Store) PendingDeliveries(ctx context.Context, endpointID string, limit int) ([]*webhook.Delivery, error) {
 	if limit <= 0 || !validID(endpointID) {
 		return nil, nil
 	}
-	x := newExprs()
-	keyCond := x.n("GSI2PK") + " = " + x.s(deliveryEndpointPK(endpointID))
-	filter := x.n("st") + " = " + x.s(string(webhook.DeliveryPending))
 	var res []*webhook.Delivery
+	for _, pk := range deliveryEndpointPKs(endpointID) {
+		if err := s.pendingIn(ctx, pk, limit, &res); err != nil {
+			return nil, fmt.Errorf("pending deliveries of %s: %w", endpointID, err)
+		}
+		if len(res) == limit {
+			break
+		}
+	}
+	return res, nil
+}
+
+// pendingIn adds the pending deliveries of one GSI2 partition to res, up to limit.
+func (s *Store) pendingIn(ctx context.Context, pk string, limit int, res *[]*webhook.Delivery) error {
+	x := newExprs()
+	keyCond := x.n("GSI2PK") + " = " + x.s(pk)
+	filter := x.n("st") + " = " + x.s(string(webhook.DeliveryPending))
 	var start map[string]types.AttributeValue
 	for {
 		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
@@ -251,27 +261,27 @@ func (s *Store) PendingDeliveries(ctx context.Context, endpointID string, limit 
 			ExclusiveStartKey: start, Limit: aws.Int32(int32(min(max(limit, 100), 1000))), ReturnConsumedCapacity: s.rcc(),
 		})
 		if err != nil {
-			return nil, fmt.Errorf("pending deliveries of %s: %w", endpointID, err)
+			return err
 		}
 		s.record("PendingDeliveries", out.ConsumedCapacity)
 		for _, it := range out.Items {
-			if len(res) == limit {
-				return res, nil
+			if len(*res) == limit {
+				return nil
 			}
 			d, err := deliveryFrom(it)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			res = append(res, d)
+			*res = append(*res, d)
 		}
-		if len(res) == limit || out.LastEvaluatedKey == nil {
-			return res, nil
+		if len(*res) == limit || out.LastEvaluatedKey == nil {
+			return nil
 		}
 		start = out.LastEvaluatedKey
 	}
 }
 
-// OverdueDeliveries queries the due index GSI3 WHDUE#0..7 up to now (fixed-width
+// OverdueDeliveries queries the due index GSI3 WHDUE#0..63 up to now (fixed-width
 // times, so strings order as times) and returns the most overdue up to limit.
 func (s *Store) OverdueDeliveries(ctx context.Context, now time.Time, limit int) ([]*webhook.Delivery, error) {
 	if limit <= 0 {

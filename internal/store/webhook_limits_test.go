@@ -41,3 +41,51 @@ func TestWebhookTakeOutbound(t *testing.T) {
 		t.Fatalf("next window: %v %v", ok, err)
 	}
 }
+
+// A budget split over shard items still admits no more than its limit in a
+// second, and, with demand far above it, close to all of it: 200 attempts at
+// once through 64 a second (8 shards of 8) take between 48 and 64; one by one,
+// 100 attempts through 20 a second (3 shards: 7, 7, 6) take exactly 20.
+func TestWebhookTakeOutboundSharded(t *testing.T) {
+	t.Parallel()
+	ws, clk := hookStore(t)
+	ctx := context.Background()
+	now := clk.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	taken := 0
+	var errs []error
+	for range 200 {
+		wg.Go(func() {
+			ok, err := ws.TakeOutbound(ctx, "*", 64, now)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if ok {
+				taken++
+			}
+		})
+	}
+	wg.Wait()
+	if taken > 64 || taken < 48 || len(errs) > 0 {
+		t.Fatalf("%d taken of 64 a second (errors %v)", taken, errs)
+	}
+	taken = 0
+	for range 100 {
+		ok, err := ws.TakeOutbound(ctx, "host:example.com", 20, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			taken++
+		}
+	}
+	if taken != 20 {
+		t.Fatalf("%d taken one by one of 20 a second, want 20", taken)
+	}
+	if ok, err := ws.TakeOutbound(ctx, "host:example.com", 20, now.Add(time.Second)); !ok || err != nil {
+		t.Fatalf("next second: %v %v", ok, err)
+	}
+}

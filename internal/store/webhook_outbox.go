@@ -56,9 +56,9 @@ func orderEventFrom(item map[string]types.AttributeValue) (*ticketing.OrderEvent
 	return &ev, nil
 }
 
-// shardQuery reads a sharded, sparse index: the partitions pk(0..shards-1) of
-// index with the key condition "sort key <skCond> skVal", in parallel, each up
-// to perShard items that keep accepts (nil keeps all).
+// shardQuery reads a sharded, sparse index (or the table, index ""): the
+// partitions pk(0..shards-1) of index with the key condition "sort key <skCond>
+// skVal", in parallel, each up to perShard items that keep accepts (nil keeps all).
 func (s *Store) shardQuery(ctx context.Context, op, index string, shards int, pk func(int) string, skCond, skVal string,
 	perShard int, keep func(map[string]types.AttributeValue) bool) ([]map[string]types.AttributeValue, error) {
 	results := make([][]map[string]types.AttributeValue, shards)
@@ -68,8 +68,8 @@ func (s *Store) shardQuery(ctx context.Context, op, index string, shards int, pk
 		wg.Go(func() {
 			var start map[string]types.AttributeValue
 			for {
-				out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-					TableName: aws.String(s.table), IndexName: aws.String(index),
+				in := &dynamodb.QueryInput{
+					TableName:              aws.String(s.table),
 					KeyConditionExpression: aws.String("#pk = :pk AND #sk " + skCond + " :sk"),
 					ExpressionAttributeNames: map[string]string{
 						"#pk": index + "PK", "#sk": index + "SK",
@@ -77,7 +77,11 @@ func (s *Store) shardQuery(ctx context.Context, op, index string, shards int, pk
 					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk(i)), ":sk": str(skVal)},
 					ExclusiveStartKey:         start, Limit: aws.Int32(int32(min(perShard+1, 1000))),
 					ReturnConsumedCapacity: s.rcc(),
-				})
+				}
+				if index != "" {
+					in.IndexName = aws.String(index)
+				}
+				out, err := s.db.Query(ctx, in)
 				if err != nil {
 					errs[i] = fmt.Errorf("%s: query %s: %w", op, pk(i), err)
 					return
@@ -113,7 +117,7 @@ func outboxTime(item map[string]types.AttributeValue) (time.Time, bool) {
 	return t, err == nil
 }
 
-// UndispatchedEvents queries GSI2 OUTBOX#0..7. outboxPut's sort key is
+// UndispatchedEvents queries GSI2 OUTBOX#0..63 (outboxShards). outboxPut's sort key is
 // RFC3339Nano, whose trailing zeros are trimmed, so its strings order as times
 // only to the second: the key condition takes every second up to olderThan's
 // (GSI2SK < the next second's prefix) and the exact bound is applied to the

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -174,5 +176,44 @@ func TestSplitAndCeiling(t *testing.T) {
 	}
 	if u := hot[0].At(map[string]float64{"order": 5000, "read": 20000}); math.IsNaN(u.W) {
 		t.Errorf("At: %v", u)
+	}
+}
+
+// TestShardedWindows: a one-second window split over shard items
+// (WRL#<key>#<second>#<shard>) counts as one rolling partition per shard (the
+// second is the number that grows with time), not as spread (each item is used
+// briefly) nor as one partition per second (its shards are side by side); keys
+// with two numbers used side by side stay their own partitions.
+func TestShardedWindows(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	order := Phase{Name: "order", Ops: 100, Usage: map[Partition]Units{}, Spans: map[Partition]Span{}}
+	for sec := range 5 {
+		for shard := range 4 {
+			p := Partition{Key: "WRL#*#" + strconv.Itoa(1795452000+sec) + "#" + strconv.Itoa(shard)}
+			order.Usage[p] = Units{W: 5}
+			// each used once, the shards of a second in no particular order
+			at := t0.Add(time.Duration(sec)*time.Second + time.Duration((shard*3+sec)%4)*200*time.Millisecond)
+			order.Spans[p] = Span{at, at}
+		}
+	}
+	for i := range 3 {
+		p := Partition{Key: "PAIR#" + strconv.Itoa(i) + "#" + strconv.Itoa(i+10)}
+		order.Usage[p] = Units{W: 10}
+		order.Spans[p] = Span{t0, t0.Add(5 * time.Second)}
+	}
+	hot, spread := Split([]Phase{order})
+	if len(spread) != 0 {
+		t.Errorf("spread %+v, want none", spread)
+	}
+	per := map[string]float64{}
+	for _, l := range hot {
+		per[l.Partition.String()] = l.PerOp["order"].W
+	}
+	want := map[string]float64{
+		"WRL#*#{n}#0 (rolling)": 0.25, "WRL#*#{n}#1 (rolling)": 0.25, "WRL#*#{n}#2 (rolling)": 0.25, "WRL#*#{n}#3 (rolling)": 0.25,
+		"PAIR#0#10": 0.1, "PAIR#1#11": 0.1, "PAIR#2#12": 0.1,
+	}
+	if !maps.Equal(per, want) {
+		t.Errorf("hot %v, want %v", per, want)
 	}
 }

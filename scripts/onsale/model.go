@@ -5,7 +5,9 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -89,6 +91,18 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 		}
 		whole := phaseSpan(ph.Spans)
 		for shape, keys := range byShape {
+			if windows := shardedWindows(keys, ph.Spans); windows != nil {
+				for name, ks := range windows {
+					p := Partition{Index: keys[0].Index, Key: name}
+					if len(ks) > 1 {
+						p.Key += " (rolling)"
+					}
+					for _, k := range ks {
+						addLoad(loads, p, ph, ph.Usage[k])
+					}
+				}
+				continue
+			}
 			if len(keys) > 1 && len(keys)*4 >= ph.Ops && medianSpan(keys, ph.Spans)*4 <= whole {
 				sp := spreadShapes[shape]
 				if sp == nil {
@@ -113,16 +127,7 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 				}
 			}
 			for _, k := range keys {
-				g := group[k]
-				l := loads[g]
-				if l == nil {
-					l = &Load{Partition: g, PerOp: map[string]Units{}}
-					loads[g] = l
-				}
-				u, x := ph.Usage[k], l.PerOp[ph.Name]
-				x.R += u.R / float64(ph.Ops)
-				x.W += u.W / float64(ph.Ops)
-				l.PerOp[ph.Name] = x
+				addLoad(loads, group[k], ph, ph.Usage[k])
 			}
 		}
 	}
@@ -135,6 +140,93 @@ func Split(phases []Phase) (hot []Load, spread []Spread) {
 	sort.Slice(spread, func(i, j int) bool { return spread[i].Shape < spread[j].Shape })
 	sort.Slice(hot, func(i, j int) bool { return hot[i].Partition.String() < hot[j].Partition.String() })
 	return hot, spread
+}
+
+// addLoad adds units u of phase ph to partition p's units per operation.
+func addLoad(loads map[Partition]*Load, p Partition, ph Phase, u Units) {
+	l := loads[p]
+	if l == nil {
+		l = &Load{Partition: p, PerOp: map[string]Units{}}
+		loads[p] = l
+	}
+	x := l.PerOp[ph.Name]
+	x.R += u.R / float64(ph.Ops)
+	x.W += u.W / float64(ph.Ops)
+	l.PerOp[ph.Name] = x
+}
+
+// number is a numeric part of a key once its other per-instance parts are
+// placeholders (idPatterns' last pattern).
+var number = idPatterns[len(idPatterns)-1].re
+
+// shardedWindows recognises time windows that are also sharded (a shard of a
+// one-second counter: WRL#<key>#<second>#<shard>): keys with two or more
+// numbers, one of which grows with the time the keys were first used (the
+// window: at most a tenth of the keys, taken in that order, go down in it).
+// Grouped by their other numbers (the window replaced), the keys of each
+// group were used one after another: each group is one partition, and at any
+// moment the groups' current windows share the load side by side. nil when
+// the keys are not so.
+func shardedWindows(keys []Partition, spans map[Partition]Span) map[string][]Partition {
+	partial := func(k string) string {
+		for _, id := range idPatterns[:len(idPatterns)-1] {
+			k = id.re.ReplaceAllString(k, id.with)
+		}
+		return k
+	}
+	fields := len(number.FindAllString(partial(keys[0].Key), -1))
+	if fields < 2 || len(keys) < 3 || spans == nil {
+		return nil
+	}
+	byTime := slices.Clone(keys)
+	sort.SliceStable(byTime, func(a, b int) bool { return spans[byTime[a]].First.Before(spans[byTime[b]].First) })
+	nums := make([][]int64, len(byTime))
+	for i, k := range byTime {
+		for _, n := range number.FindAllString(partial(k.Key), -1) {
+			v, _ := strconv.ParseInt(n, 10, 64)
+			nums[i] = append(nums[i], v)
+		}
+		if len(nums[i]) != fields {
+			return nil
+		}
+	}
+	window, fewest := -1, len(byTime)/10+1
+	for p := range fields {
+		down, varies := 0, false
+		for i := 1; i < len(nums); i++ {
+			if nums[i][p] < nums[i-1][p] {
+				down++
+			}
+			varies = varies || nums[i][p] != nums[0][p]
+		}
+		if varies && down < fewest {
+			window, fewest = p, down
+		}
+	}
+	if window < 0 {
+		return nil
+	}
+	groups := map[string][]Partition{}
+	for _, k := range keys {
+		i := 0
+		name := number.ReplaceAllStringFunc(partial(k.Key), func(n string) string {
+			i++
+			if i-1 == window {
+				return "{n}"
+			}
+			return n
+		})
+		groups[name] = append(groups[name], k)
+	}
+	if len(groups) == len(keys) {
+		return nil
+	}
+	for _, g := range groups {
+		if len(g) > 1 && !rolling(g, spans) {
+			return nil
+		}
+	}
+	return groups
 }
 
 // phaseSpan is the time from the first use of any partition to the last.
