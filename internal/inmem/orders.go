@@ -83,7 +83,7 @@ func (s *Store) CreateOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 			s.seats[k] = r
 			continue
 		}
-		s.sold[lineTier(o, l)] += l.Quantity
+		s.moveLine(o, l, 1)
 	}
 	if o.Promo != nil && o.Promo.Limited {
 		p, _ := ev.Promo(o.Promo.Code)
@@ -103,16 +103,12 @@ func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, now time.Tim
 		return ticketing.ErrOrderExists
 	}
 	for i, l := range o.Lines {
-		if l.Seated {
-			if !s.seatTakeable(o, l, now) {
-				return &ticketing.StockError{Index: i, Seat: true}
-			}
-			continue
+		if l.Seated && !s.seatTakeable(o, l, now) {
+			return &ticketing.StockError{Index: i, Seat: true}
 		}
-		t, ok := ev.Tier(l.TierID)
-		if !ok || t.Capacity < l.Quantity || s.sold[lineTier(o, l)] > t.Capacity-l.Quantity {
-			return &ticketing.StockError{Index: i}
-		}
+	}
+	if err := s.planLines(o, ev); err != nil {
+		return err
 	}
 	if o.Promo != nil && o.Promo.Limited {
 		p, ok := ev.Promo(o.Promo.Code)
@@ -239,7 +235,7 @@ func (s *Store) CancelOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 	}
 	for _, l := range o.Lines {
 		if !l.Seated {
-			s.sold[lineTier(o, l)] -= l.Quantity
+			s.moveLine(o, l, -1)
 		} else if r, ok := s.seats[lineSeat(o, l)]; ok && r.order == o.ID && r.state == ticketing.SeatReserved {
 			delete(s.seats, lineSeat(o, l))
 		}
@@ -293,7 +289,7 @@ func (s *Store) CompleteRefund(_ context.Context, o *ticketing.Order, ev *ticket
 		if l.Seated {
 			delete(s.seats, lineSeat(o, l))
 		} else {
-			s.sold[lineTier(o, l)] -= l.Quantity
+			s.moveLine(o, l, -1)
 		}
 	}
 	s.outbox[ev.ID] = *ev

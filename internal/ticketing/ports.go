@@ -29,6 +29,15 @@ var (
 	ErrOrderExists = errors.New("order exists")
 )
 
+// IdempotencyTakenError is ErrIdempotencyTaken with the record that holds
+// the key (nil when the store did not return it: read it).
+type IdempotencyTakenError struct{ Existing *Idempotency }
+
+func (e *IdempotencyTakenError) Error() string { return ErrIdempotencyTaken.Error() }
+
+// Is makes errors.Is(err, ErrIdempotencyTaken) hold.
+func (e *IdempotencyTakenError) Is(target error) bool { return target == ErrIdempotencyTaken }
+
 // StockError says which line of an order (or seat of a hold) could not be taken.
 type StockError struct {
 	Index int  // line index (orders) or seat index (holds)
