@@ -32,7 +32,7 @@ type Store struct {
 	holds      map[string]ticketing.Hold
 	seats      map[seatKey]seatRecord
 	sold       map[tierKey]map[int]int // units sold per stock shard
-	promoUses  map[tierKey]int // ID is the promo code
+	promoUses  map[tierKey]int         // ID is the promo code
 	orders     map[string]storedOrder
 	tickets    map[string]string // environment#number -> order id
 	outbox     map[string]ticketing.OrderEvent
