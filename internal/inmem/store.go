@@ -173,6 +173,11 @@ func (s *Store) GetStock(_ context.Context, eventID string, env ticketing.Enviro
 	return st, nil
 }
 
+// StockOf is GetStock of an event at hand.
+func (s *Store) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+	return s.GetStock(ctx, e.ID, env, occurrenceID)
+}
+
 // PromoUses is how many orders hold a promo code of the event in env.
 func (s *Store) PromoUses(_ context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
 	s.mu.Lock()

@@ -373,11 +373,24 @@ func validID(id string) bool {
 // GetStock reads the sales state of an event in one environment: one Query
 // of each of the event's stock partitions, at once (only taken seats and tier
 // counter shards exist as items); tier counters are summed over their shards.
-// An occurrenceID narrows it to that occurrence.
+// An occurrenceID narrows it to that occurrence. StockOf is cheaper when the
+// event is at hand.
 func (s *Store) GetStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
-	st := &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Shards: map[ticketing.StockKey]map[int]int{},
+	st := newStock()
+	if err := s.queryStock(ctx, eventID, env, occurrenceID, ticketing.MaxStockShards, stockAdder(st, eventID)); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func newStock() *ticketing.Stock {
+	return &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Shards: map[ticketing.StockKey]map[int]int{},
 		Seats: map[ticketing.StockKey]ticketing.SeatState{}}
-	err := s.queryStock(ctx, eventID, env, occurrenceID, func(shard int, items []map[string]types.AttributeValue) error {
+}
+
+// stockAdder decodes stock items of a shard's partition into st.
+func stockAdder(st *ticketing.Stock, eventID string) func(shard int, items []map[string]types.AttributeValue) error {
+	return func(shard int, items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			var it stockItem
 			if err := unmarshal(item, &it); err != nil {
@@ -400,11 +413,7 @@ func (s *Store) GetStock(ctx context.Context, eventID string, env ticketing.Envi
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return st, nil
 }
 
 // stockItem is a tier counter (<occ>#T#<tier>: sold) or a taken seat

@@ -105,37 +105,30 @@ func (s *Store) readShards(ctx context.Context, o *ticketing.Order, tierID strin
 		keys[i] = s.shardKey(o, tierID, i)
 		shardOf[stockShardPK(o.EventID, string(o.Environment), i)] = i
 	}
+	items, err := s.batchGet(ctx, "ReadShards", keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("read stock shards of %s: %w", tierID, err)
+	}
 	sold := make([]int, n)
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-	for len(req) > 0 {
-		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})
-		if err != nil {
-			return nil, fmt.Errorf("read stock shards of %s: %w", tierID, err)
+	for _, item := range items {
+		var it stockItem
+		if err := unmarshal(item, &it); err != nil {
+			return nil, err
 		}
-		for _, c := range out.ConsumedCapacity {
-			s.record("ReadShards", &c)
-		}
-		for _, item := range out.Responses[s.table] {
-			var it stockItem
-			if err := unmarshal(item, &it); err != nil {
-				return nil, err
-			}
-			sold[shardOf[it.PK]] = it.Sold
-		}
-		req = out.UnprocessedKeys
+		sold[shardOf[it.PK]] = it.Sold
 	}
 	return sold, nil
 }
 
-// queryStock runs the stock query of every shard partition of an event at
-// once and hands each page's items to add.
-func (s *Store) queryStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string, add func(shard int, items []map[string]types.AttributeValue) error) error {
+// queryStock runs the stock query of the event's first n shard partitions at
+// once and hands each page's items to add, one at a time.
+func (s *Store) queryStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string, n int, add func(shard int, items []map[string]types.AttributeValue) error) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
-		errs = make([]error, ticketing.MaxStockShards)
+		errs = make([]error, n)
 	)
-	for sh := range ticketing.MaxStockShards {
+	for sh := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -180,4 +173,83 @@ func (s *Store) queryStockPartition(ctx context.Context, pk, occurrenceID string
 		}
 		start = out.LastEvaluatedKey
 	}
+}
+
+// maxBatchKeys is the most keys one BatchGetItem takes.
+const maxBatchKeys = 100
+
+// StockOf is GetStock of an event at hand: one Query of its stock partition
+// (seats, shard 0 of every tier) and the other shards of its general-admission
+// and standing tiers by key in one BatchGetItem, or, when there are more of
+// them than one batch takes, one Query per shard partition.
+func (s *Store) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+	st := newStock()
+	add := stockAdder(st, e.ID)
+	var keys []map[string]types.AttributeValue
+	shardOf, most := map[string]int{}, 1
+	occs := e.OccurrenceKeys()
+	if occurrenceID != "" {
+		occs = []string{occurrenceID}
+	}
+	for _, t := range e.Tiers {
+		n := ticketing.StockShards(t.Capacity)
+		if t.Seated || n < 2 {
+			continue
+		}
+		most = max(most, n)
+		for _, occ := range occs {
+			for sh := 1; sh < n; sh++ {
+				pk := stockShardPK(e.ID, string(env), sh)
+				shardOf[pk] = sh
+				keys = append(keys, keyOf(pk, stockTierSK(occ, t.ID)))
+			}
+		}
+	}
+	if len(keys) > maxBatchKeys {
+		if err := s.queryStock(ctx, e.ID, env, occurrenceID, most, add); err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	err := s.queryStockPartition(ctx, stockShardPK(e.ID, string(env), 0), occurrenceID, func(items []map[string]types.AttributeValue) error {
+		return add(0, items)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read stock of %s: %w", e.ID, err)
+	}
+	if len(keys) == 0 {
+		return st, nil
+	}
+	items, err := s.batchGet(ctx, "GetStock", keys, false)
+	if err != nil {
+		return nil, fmt.Errorf("read stock shards of %s: %w", e.ID, err)
+	}
+	for _, item := range items {
+		pk, _ := item["PK"].(*types.AttributeValueMemberS)
+		if pk == nil {
+			continue
+		}
+		if err := add(shardOf[pk.Value], []map[string]types.AttributeValue{item}); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// batchGet reads up to maxBatchKeys items by key, retrying unprocessed keys.
+func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
+	for len(req) > 0 {
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range out.ConsumedCapacity {
+			s.record(op, &c)
+		}
+		items = append(items, out.Responses[s.table]...)
+		req = out.UnprocessedKeys
+	}
+	return items, nil
 }

@@ -75,6 +75,8 @@ type SalesCatalog interface {
 	TierEvent(ctx context.Context, tierID string) (organizerID, eventID string, err error)
 	// GetStock reads the taken seats and tier counters of an event (one occurrence when given).
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
+	// StockOf is GetStock of an event at hand (cheaper: it knows the tiers' shards).
+	StockOf(ctx context.Context, e *Event, env Environment, occurrenceID string) (*Stock, error)
 	// PromoUses is how many orders hold a promo code of the event in env.
 	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
 }
