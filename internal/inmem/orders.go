@@ -65,15 +65,24 @@ func (s *Store) fromState(o *ticketing.Order, status ticketing.OrderStatus, also
 // CreateOrder writes a pending order and takes its stock at once, or nothing.
 // Failures are reported in the order the transaction lists its items: the
 // order, its lines, the promo code, the client's cap.
-func (s *Store) CreateOrder(_ context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+	return s.CreateOrderWithKey(ctx, o, ev, nil, now)
+}
+
+// CreateOrderWithKey is CreateOrder that also binds the order's
+// Idempotency-Key record (when idem is not nil) at once, if the key has none.
+func (s *Store) CreateOrderWithKey(_ context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	o.Version = 1
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.createFits(o, ev, now); err != nil {
+	if err := s.createFits(o, ev, idem, now); err != nil {
 		return err
 	}
 	if err := s.put(o, 1); err != nil {
 		return err
+	}
+	if idem != nil {
+		s.idem[idemKey(idem.Tenant, idem.Scope, idem.Key)] = *idem
 	}
 	for _, l := range o.Lines {
 		if l.Seated {
@@ -98,9 +107,14 @@ func (s *Store) CreateOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 }
 
 // createFits checks every condition of CreateOrder without writing.
-func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	if _, ok := s.orders[o.ID]; ok {
 		return ticketing.ErrOrderExists
+	}
+	if idem != nil {
+		if old, ok := s.idem[idemKey(idem.Tenant, idem.Scope, idem.Key)]; ok {
+			return &ticketing.IdempotencyTakenError{Existing: &old}
+		}
 	}
 	for i, l := range o.Lines {
 		if l.Seated && !s.seatTakeable(o, l, now) {

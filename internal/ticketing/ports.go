@@ -139,6 +139,11 @@ type OrderStore interface {
 	// without stock is a *StockError. ConfirmOrder and CancelOrder give the
 	// client's counter back in their transaction.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
+	// CreateOrderWithKey is CreateOrder that also writes idem, the order's
+	// Idempotency-Key record, in the same transaction, when the key has no
+	// record: otherwise nothing is written and the error is an
+	// *IdempotencyTakenError (its Existing the record, when the store has it).
+	CreateOrderWithKey(ctx context.Context, o *Order, e *Event, idem *Idempotency, now time.Time) error
 	// SetPayment stores the provider's payment on a pending order.
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // not_found when absent
