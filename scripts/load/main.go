@@ -37,13 +37,14 @@ func main() {
 	orders := flag.Int("orders", 2000, "orders to attempt")
 	conc := flag.Int("concurrency", 0, "parallel clients (one client count; -clients lists several)")
 	clients := flag.String("clients", "1,4,16,32", "client counts to measure, comma-separated")
+	repeat := flag.Int("repeat", 2, "runs of tix and of the floor at each client count, alternating; the best of each is quoted")
 	capacity := flag.Int("capacity", 1500, "tickets in the tier (fewer than orders shows the oversell check)")
 	qty := flag.Int("quantity", 1, "tickets per order")
 	endpoint := flag.String("dynamodb", envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
 	flag.Parse()
 	levels, err := parseClients(*clients, *conc)
 	if err == nil {
-		err = run(*orders, levels, *capacity, *qty, *endpoint)
+		err = run(*orders, levels, max(*repeat, 1), *capacity, *qty, *endpoint)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -83,7 +84,7 @@ type level struct {
 	p50, p99 time.Duration
 }
 
-func run(orders int, levels []int, capacity, qty int, endpoint string) error {
+func run(orders int, levels []int, repeat, capacity, qty int, endpoint string) error {
 	ctx := context.Background()
 	a, err := newApp(ctx, endpoint)
 	if err != nil {
@@ -109,19 +110,40 @@ func run(orders int, levels []int, capacity, qty int, endpoint string) error {
 
 	var done []level
 	for _, conc := range levels {
-		l, err := measure(ctx, a, "http://"+ln.Addr().String()+"/v1/orders", secret, orders, conc, qty, capacity)
-		if err != nil {
-			return err
+		var best level
+		for r := range repeat {
+			l, err := measure(ctx, a, "http://"+ln.Addr().String()+"/v1/orders", secret, fmt.Sprintf("%d_%d", conc, r), orders, conc, qty, capacity)
+			if err != nil {
+				return err
+			}
+			best = better(best, l)
 		}
-		done = append(done, l)
+		done = append(done, best)
 	}
 	printSummary(done)
 	return nil
 }
 
+// better keeps the faster tix run (with its latencies) and the faster floor
+// run of two measurements: on a shared machine the best run is the one least
+// disturbed by other work.
+func better(a, b level) level {
+	if a.tix == nil {
+		return b
+	}
+	out := a
+	if float64(b.created)/b.elapsed.Seconds() > float64(a.created)/a.elapsed.Seconds() {
+		out.tix, out.elapsed, out.created, out.p50, out.p99 = b.tix, b.elapsed, b.created, b.p50, b.p99
+	}
+	if b.floor.perSecond() > a.floor.perSecond() {
+		out.floor = b.floor
+	}
+	return out
+}
+
 // measure runs tix and then the floor at one client count.
-func measure(ctx context.Context, a *app.App, url, secret string, orders, conc, qty, capacity int) (level, error) {
-	eventID, tierID := fmt.Sprintf("evt_load_%d", conc), fmt.Sprintf("tier_load_%d", conc)
+func measure(ctx context.Context, a *app.App, url, secret, run string, orders, conc, qty, capacity int) (level, error) {
+	eventID, tierID := "evt_load_"+run, "tier_load_"+run
 	if err := seedEvent(ctx, a, eventID, tierID, capacity); err != nil {
 		return level{}, err
 	}
@@ -135,7 +157,7 @@ func measure(ctx context.Context, a *app.App, url, secret string, orders, conc, 
 	if err := checkOversell(ctx, a, eventID, tierID, l.created, qty, capacity, l.tix.codes); err != nil {
 		return l, err
 	}
-	f, err := runFloor(ctx, a.Store.Client(), a.Store.TableName(), strconv.Itoa(conc), orders, conc, qty, capacity)
+	f, err := runFloor(ctx, a.Store.Client(), a.Store.TableName(), run, orders, conc, qty, capacity)
 	if err != nil {
 		return l, err
 	}
