@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -236,11 +237,12 @@ func (s *Store) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.E
 	return st, nil
 }
 
-// batchGet reads up to maxBatchKeys items by key, retrying unprocessed keys.
+// batchGet reads up to maxBatchKeys items by key, retrying unprocessed keys
+// (with a short backoff, a few times).
 func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
-	for len(req) > 0 {
+	for attempt := 0; ; attempt++ {
 		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})
 		if err != nil {
 			return nil, err
@@ -249,7 +251,18 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types
 			s.record(op, &c)
 		}
 		items = append(items, out.Responses[s.table]...)
-		req = out.UnprocessedKeys
+		left := out.UnprocessedKeys[s.table]
+		if len(left.Keys) == 0 {
+			return items, nil
+		}
+		if attempt >= 8 {
+			return nil, fmt.Errorf("%d keys still unprocessed after %d attempts", len(left.Keys), attempt+1)
+		}
+		req = map[string]types.KeysAndAttributes{s.table: left}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(5<<attempt) * time.Millisecond):
+		}
 	}
-	return items, nil
 }
