@@ -3,6 +3,7 @@ package inmem
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -118,10 +119,14 @@ func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, idem *ticket
 	}
 	for i, l := range o.Lines {
 		if l.Seated && !s.seatTakeable(o, l, now) {
-			return &ticketing.StockError{Index: i, Seat: true}
+			return &ticketing.StockError{Index: i, Seat: true, KeyFree: idem != nil}
 		}
 	}
 	if err := s.planLines(o, ev); err != nil {
+		var se *ticketing.StockError
+		if errors.As(err, &se) {
+			se.KeyFree = idem != nil
+		}
 		return err
 	}
 	if o.Promo != nil && o.Promo.Limited {

@@ -43,7 +43,7 @@ func (s *Store) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev *
 		return err
 	}
 	build := func() (*orderTxn, error) { return s.createOrderTxn(o, ev, idem, now) }
-	return s.takeStock(ctx, "CreateOrder", o, ev, build, func(tx *orderTxn, err error, i int) error {
+	err := s.takeStock(ctx, "CreateOrder", o, ev, build, func(tx *orderTxn, err error, i int) error {
 		switch i {
 		case 0:
 			return ticketing.ErrOrderExists
@@ -56,6 +56,14 @@ func (s *Store) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev *
 		}
 		return fmt.Errorf("create order %s: %w", o.ID, err)
 	})
+	var se *ticketing.StockError
+	if errors.As(err, &se) && idem != nil && se.KeyFree {
+		return err
+	}
+	if se != nil {
+		se.KeyFree = false // refused before any transaction said so
+	}
+	return err
 }
 
 // oldIdem decodes the record that made the idempotency put of a transaction
@@ -127,15 +135,18 @@ func (s *Store) takeStock(ctx context.Context, op string, o *ticketing.Order, ev
 		if !ok || len(failed) == 0 {
 			return fmt.Errorf("%s %s: %w", op, o.ID, err)
 		}
+		// Failed items come in transaction order; a stock item's failure
+		// reported with no earlier one means the key's record (when there is
+		// one) was free in this attempt.
 		for _, i := range failed {
 			ref, isStock := tx.stock[i]
 			switch {
 			case !isStock:
 				return other(tx, err, i)
 			case ref.shard < 0:
-				return &ticketing.StockError{Index: ref.line, Seat: true}
+				return &ticketing.StockError{Index: ref.line, Seat: true, KeyFree: true}
 			case attempt >= shardAttempts:
-				return &ticketing.StockError{Index: ref.line}
+				return &ticketing.StockError{Index: ref.line, KeyFree: true}
 			}
 			if err := s.replanLine(ctx, o, ev, ref.line, ref.shard); err != nil {
 				return err

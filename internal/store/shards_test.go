@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -57,5 +59,38 @@ func TestUnshardedCounterIsShardZero(t *testing.T) {
 	}
 	if n, shards := sold(); n != 3 || shards[0] != 3 {
 		t.Fatalf("after cancelling a line without shards: sold %d, shards %v, want 3 in shard 0", n, shards)
+	}
+}
+
+// A transaction that finds both the key bound and the stock short reports the
+// key (DynamoDB lists every failed condition, in item order): the request is
+// then answered as a repeat, not as sold out. Stock short with the key free
+// says the key was free.
+func TestCreateOrderWithKey_KeyBeforeStock(t *testing.T) {
+	r := newLateRace(t)
+	ctx := context.Background()
+	rec := func(id string) *ticketing.Idempotency {
+		return &ticketing.Idempotency{Tenant: ticketing.Tenant{OrganizerID: ticketingtest.Org, Environment: ticketing.EnvTest},
+			Scope: ticketing.IdemOrder, Key: "k", RequestHash: "h", ResourceID: id, Lease: "l", LeaseUntil: r.now.Add(time.Minute), CreatedAt: r.now}
+	}
+	first := r.order(ticketingtest.GACap, "")
+	if err := r.st.CreateOrderWithKey(ctx, first, r.e, rec(first.ID), r.now); err != nil {
+		t.Fatal(err)
+	}
+	again := r.order(1, "")
+	err := r.st.CreateOrderWithKey(ctx, again, r.e, rec(again.ID), r.now)
+	var taken *ticketing.IdempotencyTakenError
+	if !errors.As(err, &taken) || taken.Existing == nil || taken.Existing.ResourceID != first.ID {
+		t.Fatalf("bound key and sold out: %v, want the key taken by %s", err, first.ID)
+	}
+	other := rec(again.ID)
+	other.Key = "other"
+	err = r.st.CreateOrderWithKey(ctx, again, r.e, other, r.now)
+	var se *ticketing.StockError
+	if !errors.As(err, &se) || !se.KeyFree {
+		t.Fatalf("free key and sold out: %v (%+v), want a stock error with the key free", err, se)
+	}
+	if _, err := r.st.GetIdempotency(ctx, other.Tenant, other.Scope, other.Key); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+		t.Fatalf("a refused order bound its key: %v", err)
 	}
 }

@@ -92,7 +92,7 @@ func (s *Store) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketin
 	}
 	takes, ok := ticketing.PlanTake(caps, sold, l.Quantity, refused+1)
 	if !ok {
-		return &ticketing.StockError{Index: i}
+		return &ticketing.StockError{Index: i, KeyFree: true} // after a transaction that found the key free
 	}
 	l.Shards = takes
 	return nil

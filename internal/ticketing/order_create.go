@@ -172,6 +172,8 @@ func (s *Sales) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o *
 	switch {
 	case errors.As(err, &taken):
 		return s.keyBound(ctx, c, a, taken.Existing, inFlight)
+	case errors.As(err, &se) && se.KeyFree && a.fresh:
+		return nil, stockConflict(a.req, o, se) // the key had no record: nothing to answer but this
 	case errors.As(err, &se):
 		return s.failOrder(ctx, c, a, stockConflict(a.req, o, se))
 	case errors.Is(err, ErrClientCap):

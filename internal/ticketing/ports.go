@@ -42,6 +42,9 @@ func (e *IdempotencyTakenError) Is(target error) bool { return target == ErrIdem
 type StockError struct {
 	Index int  // line index (orders) or seat index (holds)
 	Seat  bool // a seat (else a tier counter)
+	// KeyFree: CreateOrderWithKey found the Idempotency-Key without a record
+	// in the same attempt that found the stock short.
+	KeyFree bool
 }
 
 func (e *StockError) Error() string { return "stock not available" }
