@@ -37,6 +37,8 @@ type Store struct {
 	capacity func(op string, c *types.ConsumedCapacity)
 	// listBudget bounds the items a listing request examines (0: DefaultListBudget).
 	listBudget int
+	// shardHints are the tier shard levels this process read last (stock_shards.go).
+	shardHints shardHints
 }
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static

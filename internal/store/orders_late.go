@@ -16,7 +16,7 @@ import (
 // capacity, seats only when free) but straight to sold, with the ticket
 // numbers, the outbox event and the done markers deleted; one transaction.
 func (s *Store) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
-	if err := planShards(o, ev); err != nil {
+	if err := s.planShards(o, ev); err != nil {
 		return err
 	}
 	firstTicket := -1

@@ -39,7 +39,7 @@ func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 // record (when idem is not nil) in its transaction, if the key has none.
 func (s *Store) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	o.Version = 1
-	if err := planShards(o, ev); err != nil {
+	if err := s.planShards(o, ev); err != nil {
 		return err
 	}
 	build := func() (*orderTxn, error) { return s.createOrderTxn(o, ev, idem, now) }

@@ -40,6 +40,20 @@ type shardRace struct {
 	e     *ticketing.Event
 	live  atomic.Int64 // units of orders still pending or paid
 	churn bool
+	mu    sync.Mutex
+	done  bool // the stock read showed the tier sold out
+}
+
+// soldOut reads the stock, one client at a time, once a 1-ticket order was
+// refused: when the tier is sold out every client stops.
+func (sr *shardRace) soldOut(ctx context.Context) bool {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if !sr.done {
+		st, err := sr.r.st.GetStock(ctx, raceEvent, ticketing.EnvTest, "")
+		sr.done = err == nil && st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: raceTier}] >= raceCapacity
+	}
+	return sr.done
 }
 
 func runShardRace(t *testing.T, churn bool) {
@@ -104,8 +118,8 @@ func (sr *shardRace) order(qty int) *ticketing.Order {
 	return o
 }
 
-// client buys until a 1-ticket order is refused; with churn, each of its
-// first order may expire, or be paid and refunded.
+// client buys until the tier is sold out; with churn, each client's first
+// order may expire, or be paid and refunded.
 func (sr *shardRace) client(ctx context.Context) error {
 	qty, orders := 1+rand.IntN(2), 0
 	for failures := 0; ; {
@@ -114,7 +128,10 @@ func (sr *shardRace) client(ctx context.Context) error {
 		var se *ticketing.StockError
 		switch {
 		case errors.As(err, &se) && qty == 1:
-			return nil
+			if sr.soldOut(ctx) {
+				return nil
+			}
+			continue
 		case errors.As(err, &se):
 			qty = 1
 			continue
@@ -127,7 +144,7 @@ func (sr *shardRace) client(ctx context.Context) error {
 		sr.live.Add(int64(qty))
 		orders++
 		if sr.churn && orders == 1 {
-			if err := sr.giveBack(ctx, o, rand.IntN(4)); err != nil {
+			if err := sr.giveBack(ctx, o, rand.IntN(8)); err != nil {
 				return err
 			}
 		}
@@ -136,29 +153,32 @@ func (sr *shardRace) client(ctx context.Context) error {
 }
 
 // giveBack lets o expire (way 0), pays and refunds it (way 1), or keeps it
-// (ways 2 and 3).
+// (ways 2 to 7). A step that meets only transaction conflicts (the shard
+// items are hot) is retried, as the timers retry it.
 func (sr *shardRace) giveBack(ctx context.Context, o *ticketing.Order, way int) error {
 	r := sr.r
 	switch way {
 	case 0:
 		c := *o
 		c.Status, c.CancelReason = ticketing.OrderCancelled, "expired"
-		if err := r.st.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true); err != nil {
+		if err := retried(func() error {
+			return r.st.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true)
+		}); err != nil {
 			return err
 		}
 	case 1:
 		p := *o
 		paid := r.now
 		p.Status, p.PaidAt, p.TicketNumber = ticketing.OrderPaid, &paid, r.id("TIX-R")
-		if err := r.st.ConfirmOrder(ctx, &p, r.event(ticketing.EventOrderPaid, &p), r.now, false); err != nil {
+		if err := retried(func() error { return r.st.ConfirmOrder(ctx, &p, r.event(ticketing.EventOrderPaid, &p), r.now, false) }); err != nil {
 			return err
 		}
 		p.Refund = &ticketing.Refund{ID: r.id("rfd_r"), Status: ticketing.RefundPending, Amount: p.TotalPrice, Currency: "RUB", CreatedAt: r.now}
-		if err := r.st.StartRefund(ctx, &p); err != nil {
+		if err := retried(func() error { return r.st.StartRefund(ctx, &p) }); err != nil {
 			return err
 		}
 		p.Status = ticketing.OrderRefunded
-		if err := r.st.CompleteRefund(ctx, &p, r.event(ticketing.EventOrderRefunded, &p)); err != nil {
+		if err := retried(func() error { return r.st.CompleteRefund(ctx, &p, r.event(ticketing.EventOrderRefunded, &p)) }); err != nil {
 			return err
 		}
 	default:
@@ -166,6 +186,18 @@ func (sr *shardRace) giveBack(ctx context.Context, o *ticketing.Order, way int) 
 	}
 	sr.live.Add(-int64(o.Quantity))
 	return nil
+}
+
+// retried runs step until it succeeds, fails on a condition (the order's
+// state: a real failure), or has failed 5 times.
+func retried(step func() error) error {
+	var err error
+	for range 5 {
+		if err = step(); err == nil || errors.Is(err, ticketing.ErrStateChanged) {
+			return err
+		}
+	}
+	return err
 }
 
 // check reads the tier's shards: none below 0 or over its cap, availability

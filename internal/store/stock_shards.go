@@ -57,9 +57,49 @@ func (s *Store) lineGiveBack(o *ticketing.Order, l ticketing.OrderLine) []types.
 	return items
 }
 
+// shardHintTTL is how long the shard levels of a tier read after a refusal
+// steer the process's next orders of that tier away from full shards.
+const shardHintTTL = time.Second
+
+// shardHints remember, per tier, the shard levels read last. They only choose
+// which shard an order tries first: the transaction's conditions decide, and
+// a tier the hints show sold out is tried anyway.
+type shardHints struct {
+	mu     sync.Mutex
+	levels map[string]shardHint
+}
+
+type shardHint struct {
+	sold []int
+	at   time.Time
+}
+
+func hintKey(o *ticketing.Order, tierID string) string {
+	return o.EventID + "#" + string(o.Environment) + "#" + occKey(o) + "#" + tierID
+}
+
+func (h *shardHints) get(key string) []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if hint, ok := h.levels[key]; ok && time.Since(hint.at) < shardHintTTL {
+		return hint.sold
+	}
+	return nil
+}
+
+func (h *shardHints) put(key string, sold []int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.levels == nil || len(h.levels) >= 4096 {
+		h.levels = map[string]shardHint{}
+	}
+	h.levels[key] = shardHint{sold: sold, at: time.Now()}
+}
+
 // planShards chooses each tier line's shards before the first attempt: one
-// shard picked at random, so that concurrent orders spread out.
-func planShards(o *ticketing.Order, ev *ticketing.Event) error {
+// shard picked at random among those not lately seen full, so that
+// concurrent orders spread out.
+func (s *Store) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 	for i := range o.Lines {
 		l := &o.Lines[i]
 		if l.Seated {
@@ -69,7 +109,11 @@ func planShards(o *ticketing.Order, ev *ticketing.Event) error {
 		if !ok || t.Capacity < l.Quantity {
 			return &ticketing.StockError{Index: i}
 		}
-		takes, ok := ticketing.PlanTake(ticketing.ShardCaps(t.Capacity), nil, l.Quantity, ticketing.RandomShard(t.Capacity))
+		caps, start := ticketing.ShardCaps(t.Capacity), ticketing.RandomShard(t.Capacity)
+		takes, ok := ticketing.PlanTake(caps, s.shardHints.get(hintKey(o, l.TierID)), l.Quantity, start)
+		if !ok {
+			takes, ok = ticketing.PlanTake(caps, nil, l.Quantity, start)
+		}
 		if !ok {
 			return &ticketing.StockError{Index: i}
 		}
@@ -90,6 +134,7 @@ func (s *Store) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketin
 	if err != nil {
 		return err
 	}
+	s.shardHints.put(hintKey(o, l.TierID), sold)
 	takes, ok := ticketing.PlanTake(caps, sold, l.Quantity, refused+1)
 	if !ok {
 		return &ticketing.StockError{Index: i, KeyFree: true} // after a transaction that found the key free
