@@ -57,9 +57,9 @@ bench-mail: setup ## email: render time of a two-ticket order, messages/s one SM
 	TIX_TEST_SMTP_ENDPOINT=127.0.0.1:$${TIX_SMTP_PORT:-1025} go test -run '^$$' -bench . -benchtime 300x ./internal/mail ; \
 	TIX_STACK_SESSION=bench scripts/stack.sh stop
 
-load: setup ## load POST /orders on DynamoDB Local: p50/p99, orders/s at saturation, oversell check (ORDERS, CONCURRENCY)
+load: setup ## load POST /orders on DynamoDB Local: p50/p99, orders/s and the share of the bare-transaction floor per client count, oversell check (ORDERS, CLIENTS, CAPACITY)
 	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
-	go run ./scripts/load -orders $${ORDERS:-1500} -concurrency $${CONCURRENCY:-32} -capacity $${CAPACITY:-1000}; rc=$$?; \
+	go run ./scripts/load -orders $${ORDERS:-600} -clients $${CLIENTS:-1,4,16,32} -capacity $${CAPACITY:-400}; rc=$$?; \
 	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
 
 load-webhooks: setup ## webhook delivery on the local stack: simulate-payment -> receiver p50/p99, deliveries/s of one deliver function, units per delivery

@@ -120,9 +120,11 @@ func TestCatalogReads_DynamoDBRequestsAndReadUnits(t *testing.T) {
 		maxRequests  int
 		maxUnits     float64
 	}{
-		{"event detail", "/v1/events/evt_concert", 2, 2},
-		{"tiers", "/v1/events/evt_concert/tiers", 2, 2},
-		{"availability", "/v1/events/evt_concert/availability", 2, 2},
+		// evt_concert has general-admission tiers of more than 64 places:
+		// their stock shards beyond the first are one BatchGetItem more.
+		{"event detail", "/v1/events/evt_concert", 3, 2},
+		{"tiers", "/v1/events/evt_concert/tiers", 3, 2},
+		{"availability", "/v1/events/evt_concert/availability", 3, 2},
 		{"default listing", "/v1/events", 1, 10},
 		{"seating 2,000 seats, none sold", "/v1/events/evt_big/seating", 2, 20},
 	} {

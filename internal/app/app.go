@@ -167,7 +167,8 @@ func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Sched
 			}
 			return nil, ErrNoLiveProvider
 		},
-		Settings: SalesSettings(cfg),
+		Settings:   SalesSettings(cfg),
+		EventCache: ticketing.NewEventCache(ticketing.DefaultEventCacheTTL),
 	}
 }
 

@@ -24,6 +24,7 @@ func CheckReimport(path string, old, updated *ticketing.Event, env ticketing.Env
 	r.countSeats(stock.Seats, now)
 	r.reportRemoved()
 	r.reportCapacities()
+	r.reportShards(stock.Shards)
 	r.reportSeats()
 	return r.errs
 }
@@ -188,6 +189,50 @@ func (r *reimport) reportCapacities() {
 			r.add(fmt.Sprintf("%s.tiers[%d].zone", r.path, j), "the tier has %d units sold in %s%s as general admission and cannot become seated", sold, r.env, where)
 		case t.Capacity < sold:
 			r.add(fmt.Sprintf("%s.tiers[%d].capacity", r.path, j), "must be >= %d: %d units are sold in %s%s", sold, sold, r.env, where)
+		}
+	}
+}
+
+// reportShards reports kept general-admission tiers whose new capacity holds
+// the units sold in total but not in one of the stock shards they were sold
+// from: each shard's share of the capacity (ticketing.ShardCaps) must still
+// hold what it has sold, or the other shards would sell past the capacity.
+func (r *reimport) reportShards(shards map[ticketing.StockKey]map[int]int) {
+	need := map[string]int{}
+	for k, sold := range shards {
+		j, ok := r.newTiers[k.ID]
+		if !ok || r.updated.Tiers[j].Seated || !r.newOccs[k.Occurrence] {
+			continue
+		}
+		t := r.updated.Tiers[j]
+		if t.Capacity < r.maxSold[k.ID] {
+			continue // reported by reportCapacities
+		}
+		if c := minShardCapacity(sold, t.Capacity); c > t.Capacity && c > need[k.ID] {
+			need[k.ID] = c
+		}
+	}
+	for _, id := range sortedKeys(need) {
+		j := r.newTiers[id]
+		r.add(fmt.Sprintf("%s.tiers[%d].capacity", r.path, j),
+			"must be >= %d: the units sold in %s are spread over the tier's stock shards, and a smaller capacity would leave a shard holding more than its share",
+			need[id], r.env)
+	}
+}
+
+// minShardCapacity is the least capacity from capacity up whose shards each
+// hold what sold says they have sold.
+func minShardCapacity(sold map[int]int, capacity int) int {
+	for c := max(capacity, 1); ; c++ {
+		caps, fits := ticketing.ShardCaps(c), true
+		for sh, n := range sold {
+			if n > 0 && (sh >= len(caps) || n > caps[sh]) {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return c
 		}
 	}
 }

@@ -59,6 +59,19 @@ func TestCheckReimport(t *testing.T) {
 			return e
 		}, ticketing.EnvLive, sold("-", floor, 3),
 			[]string{"events[0].tiers[0].capacity: must be >= 3: 3 units are sold in live"}},
+		{"CapacityNotBelowAShardsSales", ga, func() map[string]any {
+			e := gaEvent("a")
+			at(e, "tiers", 0)["capacity"] = 1000
+			return e
+		}, ticketing.EnvLive, &ticketing.Stock{Sold: map[ticketing.StockKey]int{{Occurrence: "-", ID: floor}: 125},
+			Shards: map[ticketing.StockKey]map[int]int{{Occurrence: "-", ID: floor}: {0: 125}}},
+			[]string{"events[0].tiers[0].capacity: must be >= 1985: the units sold in live are spread over the tier's stock shards, and a smaller capacity would leave a shard holding more than its share"}},
+		{"CapacityWithinEveryShardIsFine", ga, func() map[string]any {
+			e := gaEvent("a")
+			at(e, "tiers", 0)["capacity"] = 100
+			return e
+		}, ticketing.EnvLive, &ticketing.Stock{Sold: map[ticketing.StockKey]int{{Occurrence: "-", ID: floor}: 94},
+			Shards: map[ticketing.StockKey]map[int]int{{Occurrence: "-", ID: floor}: {0: 64, 1: 30}}}, nil},
 		{"CapacityEqualToSoldIsFine", ga, func() map[string]any {
 			e := gaEvent("a")
 			at(e, "tiers", 0)["capacity"] = 3

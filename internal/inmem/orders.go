@@ -3,6 +3,7 @@ package inmem
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,15 +66,24 @@ func (s *Store) fromState(o *ticketing.Order, status ticketing.OrderStatus, also
 // CreateOrder writes a pending order and takes its stock at once, or nothing.
 // Failures are reported in the order the transaction lists its items: the
 // order, its lines, the promo code, the client's cap.
-func (s *Store) CreateOrder(_ context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+	return s.CreateOrderWithKey(ctx, o, ev, nil, now)
+}
+
+// CreateOrderWithKey is CreateOrder that also binds the order's
+// Idempotency-Key record (when idem is not nil) at once, if the key has none.
+func (s *Store) CreateOrderWithKey(_ context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	o.Version = 1
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.createFits(o, ev, now); err != nil {
+	if err := s.createFits(o, ev, idem, now); err != nil {
 		return err
 	}
 	if err := s.put(o, 1); err != nil {
 		return err
+	}
+	if idem != nil {
+		s.idem[idemKey(idem.Tenant, idem.Scope, idem.Key)] = *idem
 	}
 	for _, l := range o.Lines {
 		if l.Seated {
@@ -83,7 +93,7 @@ func (s *Store) CreateOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 			s.seats[k] = r
 			continue
 		}
-		s.sold[lineTier(o, l)] += l.Quantity
+		s.moveLine(o, l, 1)
 	}
 	if o.Promo != nil && o.Promo.Limited {
 		p, _ := ev.Promo(o.Promo.Code)
@@ -98,21 +108,26 @@ func (s *Store) CreateOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 }
 
 // createFits checks every condition of CreateOrder without writing.
-func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	if _, ok := s.orders[o.ID]; ok {
 		return ticketing.ErrOrderExists
 	}
+	if idem != nil {
+		if old, ok := s.idem[idemKey(idem.Tenant, idem.Scope, idem.Key)]; ok {
+			return &ticketing.IdempotencyTakenError{Existing: &old}
+		}
+	}
 	for i, l := range o.Lines {
-		if l.Seated {
-			if !s.seatTakeable(o, l, now) {
-				return &ticketing.StockError{Index: i, Seat: true}
-			}
-			continue
+		if l.Seated && !s.seatTakeable(o, l, now) {
+			return &ticketing.StockError{Index: i, Seat: true, KeyFree: idem != nil}
 		}
-		t, ok := ev.Tier(l.TierID)
-		if !ok || t.Capacity < l.Quantity || s.sold[lineTier(o, l)] > t.Capacity-l.Quantity {
-			return &ticketing.StockError{Index: i}
+	}
+	if err := s.planLines(o, ev); err != nil {
+		var se *ticketing.StockError
+		if errors.As(err, &se) {
+			se.KeyFree = idem != nil
 		}
+		return err
 	}
 	if o.Promo != nil && o.Promo.Limited {
 		p, ok := ev.Promo(o.Promo.Code)
@@ -239,7 +254,7 @@ func (s *Store) CancelOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 	}
 	for _, l := range o.Lines {
 		if !l.Seated {
-			s.sold[lineTier(o, l)] -= l.Quantity
+			s.moveLine(o, l, -1)
 		} else if r, ok := s.seats[lineSeat(o, l)]; ok && r.order == o.ID && r.state == ticketing.SeatReserved {
 			delete(s.seats, lineSeat(o, l))
 		}
@@ -293,7 +308,7 @@ func (s *Store) CompleteRefund(_ context.Context, o *ticketing.Order, ev *ticket
 		if l.Seated {
 			delete(s.seats, lineSeat(o, l))
 		} else {
-			s.sold[lineTier(o, l)] -= l.Quantity
+			s.moveLine(o, l, -1)
 		}
 	}
 	s.outbox[ev.ID] = *ev

@@ -18,16 +18,12 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 		return ticketing.ErrStateChanged
 	}
 	for i, l := range o.Lines {
-		if l.Seated {
-			if !s.reinstatable(o, l, now) {
-				return &ticketing.StockError{Index: i, Seat: true}
-			}
-			continue
+		if l.Seated && !s.reinstatable(o, l, now) {
+			return &ticketing.StockError{Index: i, Seat: true}
 		}
-		t, ok := ev.Tier(l.TierID)
-		if !ok || s.sold[lineTier(o, l)] > t.Capacity-l.Quantity {
-			return &ticketing.StockError{Index: i}
-		}
+	}
+	if err := s.planLines(o, ev); err != nil {
+		return err
 	}
 	numbers := append([]string{o.TicketNumber}, ticketNumbers(o)...)
 	for _, n := range numbers {
@@ -42,7 +38,7 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 		if l.Seated {
 			s.seats[lineSeat(o, l)] = seatRecord{tier: l.TierID, state: ticketing.SeatSold, order: o.ID}
 		} else {
-			s.sold[lineTier(o, l)] += l.Quantity
+			s.moveLine(o, l, 1)
 		}
 	}
 	if o.Promo != nil && o.Promo.Limited {

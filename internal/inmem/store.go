@@ -31,8 +31,8 @@ type Store struct {
 	clientCaps map[string]*capRecord
 	holds      map[string]ticketing.Hold
 	seats      map[seatKey]seatRecord
-	sold       map[tierKey]int
-	promoUses  map[tierKey]int // ID is the promo code
+	sold       map[tierKey]map[int]int // units sold per stock shard
+	promoUses  map[tierKey]int         // ID is the promo code
 	orders     map[string]storedOrder
 	tickets    map[string]string // environment#number -> order id
 	outbox     map[string]ticketing.OrderEvent
@@ -44,7 +44,7 @@ func New() *Store {
 	return &Store{
 		events: map[string]storedEvent{}, tiers: map[string]tierRef{}, idem: map[string]ticketing.Idempotency{},
 		holdIPs: map[string]*holdIPRecord{}, clientRate: map[string]int{}, clientCaps: map[string]*capRecord{},
-		holds: map[string]ticketing.Hold{}, seats: map[seatKey]seatRecord{}, sold: map[tierKey]int{},
+		holds: map[string]ticketing.Hold{}, seats: map[seatKey]seatRecord{}, sold: map[tierKey]map[int]int{},
 		promoUses: map[tierKey]int{}, orders: map[string]storedOrder{}, tickets: map[string]string{},
 		outbox: map[string]ticketing.OrderEvent{}, due: map[string]ticketing.Timer{},
 	}
@@ -149,13 +149,19 @@ func (s *Store) TierEvent(_ context.Context, tierID string) (string, string, err
 func (s *Store) GetStock(_ context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Seats: map[ticketing.StockKey]ticketing.SeatState{}}
+	st := &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Shards: map[ticketing.StockKey]map[int]int{},
+		Seats: map[ticketing.StockKey]ticketing.SeatState{}}
 	in := func(event, e, occ string) bool {
 		return event == eventID && e == string(env) && (occurrenceID == "" || occ == occurrenceID)
 	}
-	for k, n := range s.sold {
+	for k, shards := range s.sold {
 		if in(k.event, k.env, k.occ) {
-			st.Sold[ticketing.StockKey{Occurrence: k.occ, ID: k.id}] = n
+			sk := ticketing.StockKey{Occurrence: k.occ, ID: k.id}
+			st.Shards[sk] = map[int]int{}
+			for sh, n := range shards {
+				st.Sold[sk] += n
+				st.Shards[sk][sh] = n
+			}
 		}
 	}
 	for k, r := range s.seats {
@@ -165,6 +171,11 @@ func (s *Store) GetStock(_ context.Context, eventID string, env ticketing.Enviro
 		}
 	}
 	return st, nil
+}
+
+// StockOf is GetStock of an event at hand.
+func (s *Store) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+	return s.GetStock(ctx, e.ID, env, occurrenceID)
 }
 
 // PromoUses is how many orders hold a promo code of the event in env.

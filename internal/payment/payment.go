@@ -45,7 +45,10 @@ type Test struct {
 	opts TestOptions
 }
 
-var _ ticketing.PaymentProvider = (*Test)(nil)
+var (
+	_ ticketing.PaymentProvider = (*Test)(nil)
+	_ ticketing.OfflinePayments = (*Test)(nil)
+)
 
 // NewTest returns the test provider.
 func NewTest(opts TestOptions) *Test {
@@ -66,6 +69,10 @@ const testIDPrefix = "TS"
 
 // idLen is the length of an NSPK payment id, which test ids keep.
 const idLen = 32
+
+// PaymentsOffline marks the test provider as one whose payments need no call
+// out: the order is written with its payment.
+func (p *Test) PaymentsOffline() {}
 
 // CreatePayment returns the order's test payment: an NSPK-style dynamic link
 // (type=02) for the amount, marked test=1, with the crc real links carry.

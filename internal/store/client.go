@@ -43,6 +43,8 @@ type Store struct {
 	full *fullShards
 	// outboxNext deals outbox events to the index shards round robin.
 	outboxNext atomic.Uint32
+	// shardHints are the tier shard levels this process read last (stock_shards.go).
+	shardHints shardHints
 }
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static

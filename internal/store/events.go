@@ -370,47 +370,49 @@ func validID(id string) bool {
 	return true
 }
 
-// GetStock reads the sales state of an event in one environment: one Query of the
-// event's stock partition (only taken seats and tier counters exist as items).
-// An occurrenceID narrows it to that occurrence.
+// GetStock reads the sales state of an event in one environment: one Query
+// of each of the event's stock partitions, at once (only taken seats and tier
+// counter shards exist as items); tier counters are summed over their shards.
+// An occurrenceID narrows it to that occurrence. StockOf is cheaper when the
+// event is at hand.
 func (s *Store) GetStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
-	st := &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Seats: map[ticketing.StockKey]ticketing.SeatState{}}
-	cond := "PK = :pk"
-	vals := map[string]types.AttributeValue{":pk": str(stockPK(eventID, string(env)))}
-	if occurrenceID != "" {
-		cond += " AND begins_with(SK, :occ)"
-		vals[":occ"] = str(occurrenceID + "#")
+	st := newStock()
+	if err := s.queryStock(ctx, eventID, env, occurrenceID, ticketing.MaxStockShards, stockAdder(st, eventID)); err != nil {
+		return nil, err
 	}
-	var start map[string]types.AttributeValue
-	for {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName: aws.String(s.table), KeyConditionExpression: aws.String(cond),
-			ExpressionAttributeValues: vals, ExclusiveStartKey: start, ReturnConsumedCapacity: s.rcc(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read stock of %s: %w", eventID, err)
-		}
-		s.record("GetStock", out.ConsumedCapacity)
-		for _, item := range out.Items {
+	return st, nil
+}
+
+func newStock() *ticketing.Stock {
+	return &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Shards: map[ticketing.StockKey]map[int]int{},
+		Seats: map[ticketing.StockKey]ticketing.SeatState{}}
+}
+
+// stockAdder decodes stock items of a shard's partition into st.
+func stockAdder(st *ticketing.Stock, eventID string) func(shard int, items []map[string]types.AttributeValue) error {
+	return func(shard int, items []map[string]types.AttributeValue) error {
+		for _, item := range items {
 			var it stockItem
 			if err := unmarshal(item, &it); err != nil {
-				return nil, fmt.Errorf("decode stock of %s: %w", eventID, err)
+				return fmt.Errorf("decode stock of %s: %w", eventID, err)
 			}
 			occ, rest, _ := strings.Cut(it.SK, "#")
 			kind, id, _ := strings.Cut(rest, "#")
+			k := ticketing.StockKey{Occurrence: occ, ID: id}
 			switch kind {
 			case "T":
-				st.Sold[ticketing.StockKey{Occurrence: occ, ID: id}] = it.Sold
+				st.Sold[k] += it.Sold
+				if st.Shards[k] == nil {
+					st.Shards[k] = map[int]int{}
+				}
+				st.Shards[k][shard] = it.Sold
 			case "S":
-				st.Seats[ticketing.StockKey{Occurrence: occ, ID: id}] = ticketing.SeatState{
+				st.Seats[k] = ticketing.SeatState{
 					TierID: it.Tier, Status: it.State, Until: time.UnixMilli(it.Until).UTC(), HoldID: it.Hold,
 				}
 			}
 		}
-		if out.LastEvaluatedKey == nil {
-			return st, nil
-		}
-		start = out.LastEvaluatedKey
+		return nil
 	}
 }
 

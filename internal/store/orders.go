@@ -105,111 +105,11 @@ func outboxPut(s *Store, ev *ticketing.OrderEvent) (types.TransactWriteItem, err
 // dispatch.
 const outboxShards = 64
 
-// lineCounter is the tier counter update of a general-admission or standing line.
-func (s *Store) lineCounter(o *ticketing.Order, l ticketing.OrderLine, delta int) *types.Update {
-	e := newExprs()
-	return &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), stockTierSK(occKey(o), l.TierID)),
-		UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(delta))),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-	}
-}
-
 func occKey(o *ticketing.Order) string {
 	if o.OccurrenceID == "" {
 		return ticketing.NoOccurrence
 	}
 	return o.OccurrenceID
-}
-
-// CreateOrder writes a pending order and takes its stock in one transaction;
-// ev is the event as priced (capacities, promo limits).
-func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
-	o.Version = 1
-	av, err := orderAV(o, 1)
-	if err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{{Put: &types.Put{
-		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
-	}}}
-	stock, err := s.orderStockItems(o, ev, now, false)
-	if err != nil {
-		return err
-	}
-	items = append(items, stock...)
-	promoAt := -1
-	if o.Promo != nil && o.Promo.Limited {
-		p, ok := ev.Promo(o.Promo.Code)
-		if !ok {
-			return ticketing.ErrPromoExhausted
-		}
-		promoAt = len(items)
-		items = append(items, types.TransactWriteItem{Update: s.promoTake(o, p)})
-	}
-	capAt := -1
-	if o.ClientCap != nil {
-		capAt = len(items)
-		items = append(items, types.TransactWriteItem{Update: s.clientCapTake(o)})
-	}
-	items = append(items, duePut(s, o.ExpiryTimer())) // last: the indexes above map failures
-	err = s.transact(ctx, "CreateOrder", items)
-	if err == nil {
-		return nil
-	}
-	if failed, ok := failedItems(err); ok && len(failed) > 0 {
-		i := failed[0]
-		switch {
-		case i == 0:
-			return ticketing.ErrOrderExists
-		case i == promoAt:
-			return ticketing.ErrPromoExhausted
-		case i == capAt:
-			return ticketing.ErrClientCap
-		default:
-			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
-		}
-	}
-	return fmt.Errorf("create order %s: %w", o.ID, err)
-}
-
-// orderStockItems takes each line's stock: a seat (see the port for the
-// condition of a seat with a reservation) or a tier counter that never passes
-// the tier's capacity. sell takes seats straight to sold (a reinstated order)
-// instead of reserved until the order's expiry.
-func (s *Store) orderStockItems(o *ticketing.Order, ev *ticketing.Event, now time.Time, sell bool) ([]types.TransactWriteItem, error) {
-	var items []types.TransactWriteItem
-	pk := stockPK(o.EventID, string(o.Environment))
-	for i, l := range o.Lines {
-		e := newExprs()
-		if l.Seated {
-			cond := seatTakeCond(e, o, l, now, sell)
-			set := "SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("st") + " = "
-			if sell {
-				set += e.s(seatSold) + " REMOVE " + e.n("u") + ", " + e.n("ttl") + ", " + e.n("r")
-			} else {
-				set += e.s(seatReserved) + ", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))
-			}
-			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
-				UpdateExpression:         aws.String(set),
-				ConditionExpression:      aws.String(cond),
-				ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-			}})
-			continue
-		}
-		t, ok := ev.Tier(l.TierID)
-		if !ok || t.Capacity < l.Quantity {
-			return nil, &ticketing.StockError{Index: i}
-		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, stockTierSK(occKey(o), l.TierID)),
-			UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(l.Quantity))),
-			ConditionExpression:      aws.String("attribute_not_exists(" + e.n("sold") + ") OR " + e.n("sold") + " <= " + e.d(int64(t.Capacity-l.Quantity))),
-			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-		}})
-	}
-	return items, nil
 }
 
 // seatTakeCond is the condition a line takes its seat under: from its live
@@ -376,9 +276,7 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	}
 	items := []types.TransactWriteItem{{Update: upd}}
 	for _, l := range o.Lines {
-		if !l.Seated {
-			items = append(items, types.TransactWriteItem{Update: s.lineCounter(o, l, -l.Quantity)})
-		}
+		items = append(items, s.lineGiveBack(o, l)...)
 	}
 	if o.Promo != nil && o.Promo.Limited {
 		pe := newExprs()
@@ -468,7 +366,7 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 		if l.Seated {
 			items = append(items, types.TransactWriteItem{Delete: s.seatDelete(o, l, seatSold)})
 		} else {
-			items = append(items, types.TransactWriteItem{Update: s.lineCounter(o, l, -l.Quantity)})
+			items = append(items, s.lineGiveBack(o, l)...)
 		}
 	}
 	out, err := outboxPut(s, ev)

@@ -16,52 +16,58 @@ import (
 // capacity, seats only when free) but straight to sold, with the ticket
 // numbers, the outbox event and the done markers deleted; one transaction.
 func (s *Store) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
+	if err := s.planShards(o, ev); err != nil {
+		return err
+	}
+	firstTicket := -1
+	build := func() (*orderTxn, error) {
+		tx, err := s.reinstateTxn(o, ev, oe, now, done)
+		if tx != nil {
+			firstTicket = tx.ticketsAt
+		}
+		return tx, err
+	}
+	err := s.takeStock(ctx, "ReinstateOrder", o, ev, build, func(_ *orderTxn, _ error, i int) error {
+		if i > 0 && i >= firstTicket {
+			return ticketing.ErrTicketNumberTaken
+		}
+		return ticketing.ErrStateChanged
+	})
+	if err == nil {
+		o.Version++
+	}
+	return err
+}
+
+// reinstateTxn is ReinstateOrder's transaction.
+func (s *Store) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) (*orderTxn, error) {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderCancelled)), e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	items := []types.TransactWriteItem{{Update: upd}}
-	stock, err := s.orderStockItems(o, ev, now, true)
-	if err != nil {
-		return err
+	tx := &orderTxn{items: []types.TransactWriteItem{{Update: upd}}, idemAt: -1, promoAt: -1, capAt: -1}
+	if err := s.addStockItems(tx, o, ev, now, true); err != nil {
+		return nil, err
 	}
-	items = append(items, stock...)
 	if o.Promo != nil && o.Promo.Limited {
 		// The buyer paid the discounted price: the use counts again, limit or not.
 		pe := newExprs()
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
+		tx.items = append(tx.items, types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(o.Promo.Code)),
 			UpdateExpression:         aws.String("ADD " + pe.n("used") + " " + pe.d(1)),
 			ExpressionAttributeNames: pe.names, ExpressionAttributeValues: pe.vals,
 		}})
 	}
-	firstTicket := len(items)
-	items = append(items, s.ticketPuts(o)...)
+	tx.ticketsAt = len(tx.items)
+	tx.items = append(tx.items, s.ticketPuts(o)...)
 	out, err := outboxPut(s, oe)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	items = append(items, out)
-	items = append(items, s.markerItems(nil, done)...)
-	err = s.transact(ctx, "ReinstateOrder", items)
-	if err == nil {
-		o.Version++
-		return nil
-	}
-	if failed, ok := failedItems(err); ok && len(failed) > 0 {
-		i := failed[0]
-		switch {
-		case i == 0:
-			return ticketing.ErrStateChanged
-		case i <= len(stock):
-			return &ticketing.StockError{Index: i - 1, Seat: o.Lines[i-1].Seated}
-		case i >= firstTicket:
-			return ticketing.ErrTicketNumberTaken
-		}
-		return ticketing.ErrStateChanged
-	}
-	return fmt.Errorf("reinstate order %s: %w", o.ID, err)
+	tx.items = append(tx.items, out)
+	tx.items = append(tx.items, s.markerItems(nil, done)...)
+	return tx, nil
 }
 
 // ticketPuts reserves the order's ticket numbers in its environment.

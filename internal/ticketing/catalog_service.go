@@ -15,6 +15,8 @@ type CatalogStore interface {
 	GetEventWithSeating(ctx context.Context, organizerID, eventID string, env Environment) (*Event, error)
 	ListEvents(ctx context.Context, q EventQuery) (*EventPage, error)
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
+	// StockOf is GetStock of an event at hand (cheaper: it knows the tiers' shards).
+	StockOf(ctx context.Context, e *Event, env Environment, occurrenceID string) (*Stock, error)
 }
 
 // Tenant is who is asking: an organizer in one environment.
@@ -140,7 +142,7 @@ func (c *Catalog) withStock(ctx context.Context, t Tenant, e *Event, occurrenceI
 	if stockOcc == NoOccurrence {
 		stockOcc = ""
 	}
-	st, err := c.Store.GetStock(ctx, e.ID, t.Environment, stockOcc)
+	st, err := c.Store.StockOf(ctx, e, t.Environment, stockOcc)
 	if err != nil {
 		return nil, err
 	}

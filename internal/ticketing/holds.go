@@ -415,7 +415,9 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 
 // holdAlive reports whether any seat of h is still held by it at now.
 func (s *Sales) holdAlive(ctx context.Context, h *Hold, now time.Time) (bool, error) {
-	st, err := s.Store.GetStock(ctx, h.EventID, h.Environment, h.OccurrenceID)
+	// Seats only: the stock of an event without tiers is its seats (one
+	// read), not the counter shards of its tiers.
+	st, err := s.Store.StockOf(ctx, &Event{ID: h.EventID}, h.Environment, h.OccurrenceID)
 	if err != nil {
 		return false, err
 	}

@@ -97,7 +97,7 @@ func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req
 		if err != nil {
 			return nil, err
 		}
-		return s.newOrder(ctx, c, mine, req, buyer, now)
+		return s.newOrder(ctx, c, &orderAttempt{rec: mine, req: req, buyer: buyer, hash: hash, now: now})
 	}
 	o, err = s.current(ctx, o)
 	if err != nil {

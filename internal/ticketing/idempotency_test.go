@@ -2,10 +2,12 @@ package ticketing_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"tix/internal/ticketing"
+	"tix/internal/ticketing/ticketingtest"
 )
 
 // The contract's idempotency table for POST /orders, row by row.
@@ -127,5 +129,37 @@ func TestCreateOrder_RecoversWhenTheLeaseRunsOut(t *testing.T) {
 	res, err = d.sales.CreateOrder(ctx, d.c, "dead", gaOrder(1))
 	if err != nil || res.Order.ID != rec.ResourceID {
 		t.Fatalf("after the lease: %+v, %v; want order %s", res, err, rec.ResourceID)
+	}
+}
+
+// The key's record is written with the order, in its transaction: a refused
+// request binds nothing, a different body on a bound key is a conflict even
+// when that body would be refused, and the test payment is stored with the
+// order (no second write: the order's first version has it).
+func TestCreateOrder_KeyBoundWithTheOrder(t *testing.T) {
+	d := newDomain(t)
+	ctx := context.Background()
+	_, err := d.sales.CreateOrder(ctx, d.c, "k", gaOrder(ticketingtest.GACap+1))
+	wantCode(t, err, ticketing.CodeConflict, "tier_id")
+	if _, err := d.st.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k"); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+		t.Fatalf("a refused order bound its key: %v", err)
+	}
+	o := d.order(t, "k", gaOrder(1))
+	if o.Payment == nil || o.Version != 1 {
+		t.Fatalf("order %s: payment %v, version %d; want the test payment in the first version", o.ID, o.Payment, o.Version)
+	}
+	stored, err := d.st.GetOrder(ctx, o.ID)
+	if err != nil || stored.Payment == nil || stored.Payment.ID != o.Payment.ID {
+		t.Fatalf("stored order %+v, %v", stored, err)
+	}
+	rec, err := d.st.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k")
+	if err != nil || rec.ResourceID != o.ID {
+		t.Fatalf("key record %+v, %v; want it bound to %s", rec, err, o.ID)
+	}
+	_, err = d.sales.CreateOrder(ctx, d.c, "k", gaOrder(ticketingtest.GACap+1))
+	wantCode(t, err, ticketing.CodeConflict, "")
+	var e *ticketing.Error
+	if errors.As(err, &e) && e.Param != "" {
+		t.Fatalf("another body on a bound key: %v (param %s), want the key's conflict", err, e.Param)
 	}
 }

@@ -59,6 +59,9 @@ type OrderLine struct {
 	Seat          *SeatRef `json:"seat,omitempty"`
 	ReservationID string   `json:"reservation_id,omitempty"`
 	HoldID        string   `json:"hold_id,omitempty"`
+	// Shards records what a tier line took from which stock shard, so that
+	// giving it back returns it there (see Takes).
+	Shards []ShardTake `json:"shards,omitempty"`
 }
 
 // AppliedPromo is a promo code as applied to an order.

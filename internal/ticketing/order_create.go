@@ -17,9 +17,12 @@ type OrderResult struct {
 }
 
 // CreateOrder creates a pending ticket order paid by SBP, following the
-// idempotency table of contract section 3: the key is bound to
-// its order for the order's life; while an invocation works on it, it holds a
-// lease, so a crashed invocation does not block the key for longer than LeaseTTL.
+// idempotency table of contract section 3: the key is bound to its order for
+// the order's life. The key's record is written in the order's transaction
+// (nothing is written for a request refused before it); while an invocation
+// still works on the order (a live payment being created), the record's lease
+// says so, and a crashed invocation does not block the key for longer than
+// LeaseTTL.
 func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req OrderRequest) (*OrderResult, error) {
 	buyer, err := validateCreate(&req)
 	if err != nil {
@@ -37,69 +40,80 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 		ResourceID: newID("ord_", 20), Lease: randomString(idAlphabet, 16),
 		LeaseUntil: now.Add(s.Settings.LeaseTTL), CreatedAt: now,
 	}
-	existing, err := s.Store.BeginIdempotency(ctx, rec, now)
-	if errors.Is(err, ErrIdempotencyTaken) {
-		return s.resumeOrder(ctx, c, existing, &req, buyer, hash, now)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s.newOrder(ctx, c, rec, &req, buyer, now)
+	return s.newOrder(ctx, c, &orderAttempt{rec: rec, req: &req, buyer: buyer, hash: hash, now: now, fresh: true})
 }
 
-func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *OrderRequest, buyer Buyer, now time.Time) (*OrderResult, error) {
-	fail := func(err error) (*OrderResult, error) {
-		// The key is bound only once an order exists: free it for a corrected retry.
-		if rerr := s.Store.ReleaseIdempotency(context.WithoutCancel(ctx), rec); rerr != nil {
-			slog.WarnContext(ctx, "release idempotency key", "error", rerr)
+// orderAttempt is one invocation's work on an order creation. fresh: rec is
+// not stored yet and is written in the order's transaction; otherwise it is
+// the stored record whose lease this invocation holds.
+type orderAttempt struct {
+	rec   *Idempotency
+	req   *OrderRequest
+	buyer Buyer
+	hash  string
+	now   time.Time
+	fresh bool
+}
+
+// fail ends an attempt that wrote no order. A fresh key may have been bound
+// by another request meanwhile: that one answers (a replay, or a conflict for
+// another body). A claimed key is freed for a corrected retry.
+func (s *Sales) failOrder(ctx context.Context, c Caller, a *orderAttempt, err error) (*OrderResult, error) {
+	if a.fresh {
+		return s.keyBound(ctx, c, a, nil, err)
+	}
+	if rerr := s.Store.ReleaseIdempotency(context.WithoutCancel(ctx), a.rec); rerr != nil {
+		slog.WarnContext(ctx, "release idempotency key", "error", rerr)
+	}
+	return nil, err
+}
+
+// keyBound answers a request whose key is bound to an order already, as a
+// repeated request (resumeOrder); existing nil: it is read. When the key has
+// no record after all, orErr is the answer.
+func (s *Sales) keyBound(ctx context.Context, c Caller, a *orderAttempt, existing *Idempotency, orErr error) (*OrderResult, error) {
+	if existing == nil {
+		got, err := s.Store.GetIdempotency(ctx, a.rec.Tenant, a.rec.Scope, a.rec.Key)
+		if isNotFound(err) {
+			return nil, orErr
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		existing = got
 	}
-	p, err := s.price(ctx, c, req, now)
+	return s.resumeOrder(ctx, c, existing, a.req, a.buyer, a.hash, a.now)
+}
+
+func (s *Sales) newOrder(ctx context.Context, c Caller, a *orderAttempt) (*OrderResult, error) {
+	p, err := s.price(ctx, c, a.req, a.now)
+	if err == nil {
+		err = checkSellable(p, a.now)
+	}
+	if err == nil {
+		err = checkReservationsLive(p, a.now)
+	}
 	if err != nil {
-		return fail(err)
-	}
-	if err := checkSellable(p, now); err != nil {
-		return fail(err)
-	}
-	if err := checkReservationsLive(p, now); err != nil {
-		return fail(err)
+		return s.failOrder(ctx, c, a, err)
 	}
 	prov, err := s.Payments(ctx, c.OrganizerID, c.Environment)
 	if err != nil {
-		return fail(&Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available for this environment; retry later with the same Idempotency-Key", Err: err})
+		return s.failOrder(ctx, c, a, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available for this environment; retry later with the same Idempotency-Key", Err: err})
 	}
-	o := &Order{
-		ID: rec.ResourceID, OrganizerID: c.OrganizerID, Environment: c.Environment, Type: OrderTypeTicket,
-		Status: OrderPending, EventID: p.Event.ID, EventTitle: p.Event.Title, OccurrenceID: occOrEmpty(p.OccurrenceID),
-		Lines: p.Lines, Quantity: p.Quantity, Currency: CurrencyOf(p.Event), BasePrice: p.BasePrice,
-		Discount: p.Discount, TotalPrice: p.Total, Promo: p.Promo, Buyer: buyer, ReturnURL: req.ReturnURL,
-		KeyID: c.KeyID, IdempotencyKey: rec.Key, CreatedAt: now, ExpiresAt: now.Add(s.orderTTL(c.Environment)),
+	o := s.orderOf(c, a, p)
+	if o.ClientCap != nil && o.Quantity > o.ClientCap.MaxUnits {
+		return s.failOrder(ctx, c, a, s.clientCapError(o.ClientCap))
 	}
-	if c.Publishable {
-		o.ClientCap = &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + o.EventID,
-			MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
-		if o.Quantity > o.ClientCap.MaxUnits {
-			return fail(s.clientCapError(o.ClientCap))
+	if _, offline := prov.(OfflinePayments); offline {
+		// The payment follows from the order alone: it is stored with the
+		// order. Should it fail, the order is written without it and
+		// attachPayment asks again, as for a live provider.
+		if pay, err := prov.CreatePayment(ctx, paymentRequest(o)); err == nil {
+			o.Payment = &pay
 		}
 	}
-	err = s.Store.CreateOrder(ctx, o, p.Event, now)
-	if errors.Is(err, ErrClientCap) && s.expireClientOverdue(ctx, o.ClientCap.Key, now) {
-		err = s.Store.CreateOrder(ctx, o, p.Event, now) // once: the client's overdue orders gave their places back
-	}
-	var se *StockError
-	switch {
-	case err == nil:
-	case errors.As(err, &se):
-		return fail(stockConflict(req, o, se))
-	case errors.Is(err, ErrClientCap):
-		return fail(s.clientCapError(o.ClientCap))
-	case errors.Is(err, ErrPromoExhausted):
-		return fail(promoRejected())
-	case errors.Is(err, ErrOrderExists):
-		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
-	default:
-		return nil, err
+	if err := s.writeOrder(ctx, c, a, o, p.Event); err != nil {
+		return s.orderRefused(ctx, c, a, o, err)
 	}
 	for _, h := range p.holds {
 		if h.IPKey == "" {
@@ -111,7 +125,65 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, rec *Idempotency, req *O
 		}
 	}
 	s.schedule(ctx, TimerOrderExpiry, o.ID, o.ExpiresAt)
-	return s.attachPayment(ctx, rec, o, prov)
+	if o.Payment != nil {
+		return s.replay(ctx, o, true)
+	}
+	return s.attachPayment(ctx, a.rec, o, prov)
+}
+
+// orderOf is the pending order of a priced request.
+func (s *Sales) orderOf(c Caller, a *orderAttempt, p *Priced) *Order {
+	o := &Order{
+		ID: a.rec.ResourceID, OrganizerID: c.OrganizerID, Environment: c.Environment, Type: OrderTypeTicket,
+		Status: OrderPending, EventID: p.Event.ID, EventTitle: p.Event.Title, OccurrenceID: occOrEmpty(p.OccurrenceID),
+		Lines: p.Lines, Quantity: p.Quantity, Currency: CurrencyOf(p.Event), BasePrice: p.BasePrice,
+		Discount: p.Discount, TotalPrice: p.Total, Promo: p.Promo, Buyer: a.buyer, ReturnURL: a.req.ReturnURL,
+		KeyID: c.KeyID, IdempotencyKey: a.rec.Key, CreatedAt: a.now, ExpiresAt: a.now.Add(s.orderTTL(c.Environment)),
+	}
+	if c.Publishable {
+		o.ClientCap = &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + o.EventID,
+			MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
+	}
+	return o
+}
+
+// writeOrder writes the order and takes its stock (with the key's record when
+// fresh); a client at its cap whose overdue orders are expired here gets one
+// more try.
+func (s *Sales) writeOrder(ctx context.Context, c Caller, a *orderAttempt, o *Order, e *Event) error {
+	write := func() error {
+		if a.fresh {
+			return s.Store.CreateOrderWithKey(ctx, o, e, a.rec, a.now)
+		}
+		return s.Store.CreateOrder(ctx, o, e, a.now)
+	}
+	err := write()
+	if errors.Is(err, ErrClientCap) && s.expireClientOverdue(ctx, o.ClientCap.Key, a.now) {
+		err = write() // once: the client's overdue orders gave their places back
+	}
+	return err
+}
+
+// orderRefused answers a failed writeOrder.
+func (s *Sales) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o *Order, err error) (*OrderResult, error) {
+	inFlight := Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
+	var se *StockError
+	var taken *IdempotencyTakenError
+	switch {
+	case errors.As(err, &taken):
+		return s.keyBound(ctx, c, a, taken.Existing, inFlight)
+	case errors.As(err, &se) && se.KeyFree && a.fresh:
+		return nil, stockConflict(a.req, o, se) // the key had no record: nothing to answer but this
+	case errors.As(err, &se):
+		return s.failOrder(ctx, c, a, stockConflict(a.req, o, se))
+	case errors.Is(err, ErrClientCap):
+		return s.failOrder(ctx, c, a, s.clientCapError(o.ClientCap))
+	case errors.Is(err, ErrPromoExhausted):
+		return s.failOrder(ctx, c, a, promoRejected())
+	case errors.Is(err, ErrOrderExists):
+		return nil, inFlight
+	}
+	return nil, err
 }
 
 // expireClientOverdue expires the client's counted orders that are overdue but
@@ -169,11 +241,7 @@ func stockConflict(req *OrderRequest, o *Order, se *StockError) error {
 // attachPayment asks the provider for the SBP charge (idempotent per order) and
 // stores it; from then on a replay returns the order.
 func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, prov PaymentProvider) (*OrderResult, error) {
-	pay, err := prov.CreatePayment(ctx, PaymentRequest{
-		OrderID: o.ID, Environment: o.Environment, Amount: o.TotalPrice, Currency: o.Currency,
-		Description: o.EventTitle, ExpiresAt: o.ExpiresAt, ReturnURL: deref(o.ReturnURL),
-		Email: o.Buyer.Email, Items: o.ReceiptItems(),
-	})
+	pay, err := prov.CreatePayment(ctx, paymentRequest(o))
 	if err != nil {
 		// Let a retry with the same key take over at once instead of waiting out the lease.
 		open := *rec
@@ -196,6 +264,15 @@ func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, p
 		return s.replay(ctx, cur, false)
 	}
 	return s.replay(ctx, o, true)
+}
+
+// paymentRequest is the charge of an order.
+func paymentRequest(o *Order) PaymentRequest {
+	return PaymentRequest{
+		OrderID: o.ID, Environment: o.Environment, Amount: o.TotalPrice, Currency: o.Currency,
+		Description: o.EventTitle, ExpiresAt: o.ExpiresAt, ReturnURL: deref(o.ReturnURL),
+		Email: o.Buyer.Email, Items: o.ReceiptItems(),
+	}
 }
 
 func deref(p *string) string {

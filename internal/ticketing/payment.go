@@ -106,6 +106,12 @@ type PaymentProvider interface {
 	QRImage(payload string) (string, error)
 }
 
+// OfflinePayments is implemented by a provider whose CreatePayment calls no
+// one and answers from the request alone (the test provider): an order's
+// payment is then made before the order is written and stored in the order's
+// own transaction, instead of a write of its own after it.
+type OfflinePayments interface{ PaymentsOffline() }
+
 // PaymentStatus is a payment's state as the acquirer reports it, in the
 // domain's words.
 type PaymentStatus string

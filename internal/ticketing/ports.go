@@ -29,10 +29,22 @@ var (
 	ErrOrderExists = errors.New("order exists")
 )
 
+// IdempotencyTakenError is ErrIdempotencyTaken with the record that holds
+// the key (nil when the store did not return it: read it).
+type IdempotencyTakenError struct{ Existing *Idempotency }
+
+func (e *IdempotencyTakenError) Error() string { return ErrIdempotencyTaken.Error() }
+
+// Is makes errors.Is(err, ErrIdempotencyTaken) hold.
+func (e *IdempotencyTakenError) Is(target error) bool { return target == ErrIdempotencyTaken }
+
 // StockError says which line of an order (or seat of a hold) could not be taken.
 type StockError struct {
 	Index int  // line index (orders) or seat index (holds)
 	Seat  bool // a seat (else a tier counter)
+	// KeyFree: CreateOrderWithKey found the Idempotency-Key without a record
+	// in the same attempt that found the stock short.
+	KeyFree bool
 }
 
 func (e *StockError) Error() string { return "stock not available" }
@@ -66,6 +78,8 @@ type SalesCatalog interface {
 	TierEvent(ctx context.Context, tierID string) (organizerID, eventID string, err error)
 	// GetStock reads the taken seats and tier counters of an event (one occurrence when given).
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
+	// StockOf is GetStock of an event at hand (cheaper: it knows the tiers' shards).
+	StockOf(ctx context.Context, e *Event, env Environment, occurrenceID string) (*Stock, error)
 	// PromoUses is how many orders hold a promo code of the event in env.
 	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
 }
@@ -128,6 +142,11 @@ type OrderStore interface {
 	// without stock is a *StockError. ConfirmOrder and CancelOrder give the
 	// client's counter back in their transaction.
 	CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error
+	// CreateOrderWithKey is CreateOrder that also writes idem, the order's
+	// Idempotency-Key record, in the same transaction, when the key has no
+	// record: otherwise nothing is written and the error is an
+	// *IdempotencyTakenError (its Existing the record, when the store has it).
+	CreateOrderWithKey(ctx context.Context, o *Order, e *Event, idem *Idempotency, now time.Time) error
 	// SetPayment stores the provider's payment on a pending order.
 	SetPayment(ctx context.Context, o *Order) error
 	GetOrder(ctx context.Context, id string) (*Order, error) // not_found when absent

@@ -30,7 +30,7 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.Store.GetEvent(ctx, c.OrganizerID, eventID, c.Environment)
+	e, err := s.pricedEvent(ctx, c, eventID)
 	if err != nil {
 		var ce *Error
 		if errors.As(err, &ce) && ce.Code == CodeNotFound && req.EventID != nil {
@@ -103,7 +103,7 @@ func (s *Sales) tiersEvent(ctx context.Context, c Caller, req *OrderRequest) (st
 	}
 	eventID := ""
 	for i, tid := range tierIDs {
-		org, ev, err := s.Store.TierEvent(ctx, tid)
+		org, ev, err := s.tierEvent(ctx, tid)
 		if isNotFound(err) || (err == nil && org != c.OrganizerID) {
 			return "", tierNotFound(req, i, tid)
 		}

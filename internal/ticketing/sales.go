@@ -28,6 +28,9 @@ type Sales struct {
 	Events   EventPublisher
 	Clock    clock.Clock
 	Settings SalesSettings
+	// EventCache keeps the events orders are priced from for a short while
+	// (nil: every order reads its event).
+	EventCache *EventCache
 }
 
 // SalesSettings are the durations and limits of the sales path (all configurable).

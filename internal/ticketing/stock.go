@@ -38,6 +38,8 @@ type Stock struct {
 	// Sold counts units of general-admission and standing tiers taken by paid or
 	// pending orders, per occurrence and tier.
 	Sold map[StockKey]int
+	// Shards is Sold per stock shard (shard index -> units), per occurrence and tier.
+	Shards map[StockKey]map[int]int
 	// Seats holds the seats that are or were taken, per occurrence and seat.
 	Seats map[StockKey]SeatState
 }

@@ -47,6 +47,7 @@ func RunSalesStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ReleaseSeatOnlyByItsLiveReservation", testReleaseSeat},
 		{"GeneralAdmissionNeverOversells", testGACapacity},
 		{"ConcurrentOrdersNeverOversell", testConcurrentOrders},
+		{"ShardedTierSellsOutAndGivesBackToItsShards", testShardedSellOut},
 		{"OrderStateMachine", testOrderStates},
 		{"CancelGivesStockBack", testCancel},
 		{"SeatOrderFromItsReservation", testSeatOrder},
