@@ -17,6 +17,12 @@
 //	               T-Bank posts notifications to <it>/v1/payment-notifications/tbank
 //	tbankApiUrl    T-Bank Internet Acquiring API base URL without /v2 (default
 //	               https://securepay.tinkoff.ru, which DEMO terminals use too)
+//	mailFrom       the address tix sends email from through Amazon SES
+//	               (tickets@example.com); unset: email off (TIX_MAIL_SENDER=none)
+//	               and no SES resource. See mail.go and README, Email on AWS (SES)
+//	mailIdentity   the SES identity the stack creates: mailFrom's domain (DKIM
+//	               records in the outputs) or mailFrom itself (SES mails a link);
+//	               unset: the operator verified the identity already
 //
 // On-sale context (onsale.go; README, Preparing an on-sale), all unset by default:
 //
@@ -97,6 +103,8 @@ func run() error {
 		PublicURL:     contextString(app, "publicUrl", ""),
 		TBankAPIURL:   contextString(app, "tbankApiUrl", ""),
 		OnSale:        onSale,
+		MailFrom:      contextString(app, "mailFrom", ""),
+		MailIdentity:  contextString(app, "mailIdentity", ""),
 	})
 	if err != nil {
 		return err

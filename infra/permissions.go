@@ -26,9 +26,10 @@ import (
 //   - RateLimit (HTTP functions): UpdateItem of the rate-limit counter items
 //     only (dynamodb:LeadingKeys RL#..., dynamodb:Attributes PK, SK, n, ttl),
 //     which is how every request is admitted; no function writes a key item;
-//   - KeyIPs (HTTP functions, with email on): PutItem of the secret keys'
-//     client-network records and owner alert jobs only (KEYIP#..., EMAIL#...).
-func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string) {
+//   - KeyIPs (HTTP functions, only with email on: mailOn): PutItem of the
+//     secret keys' client-network records and owner alert jobs only
+//     (KEYIP#..., EMAIL#...); with email off nothing writes them.
+func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string, mailOn bool) {
 	access, ok := store.Permissions[fn]
 	if !ok {
 		panic(fmt.Sprintf("store.Permissions has no entry for function %q", fn))
@@ -68,7 +69,7 @@ func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string) {
 	add("TableWrite", access.Writes, tableArn, map[string]any{
 		"ForAllValues:StringNotLike": map[string]any{"dynamodb:LeadingKeys": keyItems},
 	})
-	if access.KeyIPs {
+	if access.KeyIPs && mailOn {
 		var prefixes []string
 		for _, p := range store.KeyIPPrefixes {
 			prefixes = append(prefixes, p+"*")

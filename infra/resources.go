@@ -37,6 +37,7 @@ type build struct {
 	removal      awscdk.RemovalPolicy
 	logRetention awslogs.RetentionDays
 	assetDir     func(name string) string
+	mailOn       bool // mailFrom is set: the functions send email (mail.go)
 }
 
 // newBuild makes the stack (tags, description, prod's termination protection)
@@ -191,7 +192,7 @@ func (b *build) role(f Function, logs awslogs.LogGroup, table awsdynamodb.Table,
 		}))
 	}
 	allow("Logs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, []*string{logs.LogGroupArn()}, nil)
-	tableStatements(role, table, f.Name)
+	tableStatements(role, table, f.Name, b.mailOn)
 	if len(f.Sends) > 0 {
 		var arns []*string
 		for _, q := range f.Sends {

@@ -189,6 +189,14 @@ func TestTablePermissions(t *testing.T) {
 				want["TableWrite"] = stmt{w, []string{table}, map[string]any{
 					"ForAllValues:StringNotLike": map[string]any{"dynamodb:LeadingKeys": keyItems}}}
 			}
+			if access.KeyIPs && stage == ProdStage { // email on: mailFrom
+				var prefixes []any
+				for _, p := range store.KeyIPPrefixes {
+					prefixes = append(prefixes, p+"*")
+				}
+				want["KeyIPs"] = stmt{[]string{"dynamodb:PutItem"}, []string{table}, map[string]any{
+					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": prefixes}}}
+			}
 			if access.RateLimit {
 				want["RateLimit"] = stmt{[]string{"dynamodb:UpdateItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{
@@ -283,13 +291,27 @@ func TestSecureTransport(t *testing.T) {
 	}
 }
 
+// topicPolicy is the policy of a topic.
+func topicPolicy(t *testing.T, stage, topicID string) map[string]any {
+	t.Helper()
+	for _, pol := range resources(t, stage, "AWS::SNS::TopicPolicy") {
+		for _, r := range list(props(pol)["Topics"]) {
+			if refID(r) == topicID {
+				return pol
+			}
+		}
+	}
+	t.Fatalf("%s: topic %s has no policy", stage, topicID)
+	return nil
+}
+
 // TestAlarmTopicAcceptsCloudWatch: the alarm topic's policy (which replaces
 // SNS's default one) lets CloudWatch publish this stage's alarms, and every
 // alarm acts on that topic.
 func TestAlarmTopicAcceptsCloudWatch(t *testing.T) {
 	for _, stage := range stages {
-		topicID, _ := only(t, stage, "AWS::SNS::Topic")
-		_, pol := only(t, stage, "AWS::SNS::TopicPolicy")
+		topicID := topicIDs(t, stage)["alarms"]
+		pol := topicPolicy(t, stage, topicID)
 		allowed := false
 		for _, s := range props(pol)["PolicyDocument"].(map[string]any)["Statement"].([]any) {
 			s := s.(map[string]any)

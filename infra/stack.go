@@ -51,6 +51,12 @@ type TixStackProps struct {
 	// OnSale prepares the stage for an on-sale spike (onsale.go; context
 	// tableWarmReads, reservedConcurrency, apiRateLimit, ...). Zero: none.
 	OnSale OnSale
+	// MailFrom is the address tix sends email from through Amazon SES
+	// (mail.go). Empty: email is off (TIX_MAIL_SENDER=none), no SES resource.
+	MailFrom string
+	// MailIdentity is the SES identity the stack creates: MailFrom itself or
+	// its domain (or a parent domain). Empty: the operator verified one already.
+	MailIdentity string
 }
 
 // Function is one of tix's Lambdas: functions/<Name>/main.go.
@@ -65,6 +71,10 @@ type Function struct {
 	// TIX_TBANK_API_URL, and its timeout leaves room for a bank call that
 	// takes all of TIX_TBANK_TIMEOUT (BankHeadroom).
 	Acquirer bool
+	// Mails: the function sends email (ses:SendEmail as mailFrom). Every
+	// function gets the email environment (they all read email statuses or
+	// write jobs); only the queue consumer of email jobs sends.
+	Mails bool
 }
 
 // Functions are the six Lambdas, with the memory and timeout each gets.
@@ -89,7 +99,9 @@ var Functions = []Function{
 	// A batch of 10 webhook attempts runs concurrently, each with a 10 s POST
 	// timeout (TIX_WEBHOOK_TIMEOUT) plus a few DynamoDB writes: 60 s leaves
 	// plenty of room. Memory is mostly idle waiting on receivers: 256 MB.
-	{Name: "deliver", Memory: 256, Timeout: 60 * time.Second, Sends: []string{queue.DeliveriesQueue}},
+	// It sends the email jobs too (Mails) and applies SES's bounces and
+	// complaints, which arrive on its queue.
+	{Name: "deliver", Memory: 256, Timeout: 60 * time.Second, Sends: []string{queue.DeliveriesQueue}, Mails: true},
 	// Timer batches are small; the sweep expires up to 500 orders and
 	// re-queues overdue webhook work per run: 60 s. It reconciles live orders
 	// (GetState at expiry, payment.check, refund.check) and voids or refunds
@@ -173,6 +185,8 @@ var stackOwned = map[string]bool{
 	"TIX_CURSOR_SECRET_ARN": true, "TIX_WEBHOOK_KEYRING_ARN": true, "TIX_WEBHOOK_KEYRING_IDS": true,
 	// Context publicUrl and tbankApiUrl set these (TixStackProps).
 	"TIX_PUBLIC_URL": true, "TIX_TBANK_API_URL": true,
+	// Context mailFrom sets these (mail.go).
+	"TIX_MAIL_SENDER": true, "TIX_MAIL_FROM": true, "TIX_SES_CONFIGURATION_SET": true,
 	// The emulator endpoints are for the local stack only.
 	"TIX_DYNAMODB_ENDPOINT": true, "TIX_SQS_ENDPOINT": true,
 }
@@ -193,6 +207,8 @@ func CheckSettings(settings map[string]string) error {
 			errs = append(errs, fmt.Sprintf("%s is not a TIX_ variable the functions read (see README, Configuration)", name))
 		case name == "TIX_PUBLIC_URL" || name == "TIX_TBANK_API_URL":
 			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context publicUrl or tbankApiUrl", name))
+		case name == "TIX_MAIL_SENDER" || name == "TIX_MAIL_FROM" || name == "TIX_SES_CONFIGURATION_SET":
+			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context mailFrom (and mailIdentity)", name))
 		case stackOwned[name]:
 			errs = append(errs, fmt.Sprintf("%s is set by the stack and cannot be overridden", name))
 		}
@@ -253,7 +269,8 @@ func ParseSettings(v any) (map[string]string, error) {
 var stageRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
 
 // NewTixStack is one stage of tix: table, queues, secrets, functions, HTTP API,
-// schedule and alarms, each built by a named step (resources.go).
+// schedule, alarms and, with mailFrom, SES, each built by a named step
+// (resources.go, mail.go).
 func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (awscdk.Stack, error) {
 	if props == nil {
 		props = &TixStackProps{}
@@ -266,7 +283,12 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	if err != nil {
 		return nil, err
 	}
+	mailing, err := checkMail(props)
+	if err != nil {
+		return nil, err
+	}
 	b := newBuild(scope, id, props)
+	b.mailOn = mailing.from != ""
 	key, cursorSecret, keyringSecret := newSecrets(b.stack, b.stage, b.prefix, b.prod, b.removal)
 	table := b.table(props.OnSale)
 	queues, dlqs := b.queues()
@@ -286,11 +308,16 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	for k, v := range props.Settings {
 		env[k] = jsii.String(v)
 	}
+	mailEnv, configSet := b.mail(mailing, queues[queue.DeliveriesQueue])
+	for k, v := range mailEnv {
+		env[k] = v
+	}
 	grants := secretGrants{key: key, secrets: []*string{cursorSecret.Ref(), keyringSecret.Ref()}}
 	fns := map[string]awslambda.Function{}
 	for _, f := range Functions {
 		fns[f.Name] = b.function(f, env, table, queues, grants, props.OnSale.Reserved[f.Name])
 	}
+	b.allowSend(mailing, configSet, fns)
 	b.consumers(fns, queues)
 	b.sweep(fns["timers"])
 	apiStage := b.api(fns, props.OnSale)
