@@ -93,33 +93,70 @@ func (s *Store) GetDelivery(ctx context.Context, id string) (*webhook.Delivery, 
 	return deliveryFrom(out.Item)
 }
 
-// LoadAttempt reads the delivery, its event and its endpoint with one
-// consistent BatchGetItem (UnprocessedKeys retried).
+// LoadAttempt reads the delivery and its event with one consistent
+// BatchGetItem (UnprocessedKeys retried) and, beside it, the endpoint with an
+// eventually consistent GetItem: every attempt to an endpoint reads its one
+// item, which at an on-sale's 5,000 attempts a second would take 5,000 RCU/s
+// consistently, over a partition's 3,000, and takes 2,500 this way. An
+// endpoint's change (disabled, new URL or secret) reaches attempts within
+// DynamoDB's replication delay, typically well under a second; the delivery,
+// whose version every save checks, is read consistently.
 func (s *Store) LoadAttempt(ctx context.Context, deliveryID string) (*webhook.Delivery, *ticketing.OrderEvent, *webhook.Endpoint, error) {
 	dkey, evID, epID, ok := deliveryKey(deliveryID)
 	if !ok {
 		return nil, nil, nil, webhook.ErrNotFound
 	}
+	type endpointRead struct {
+		item map[string]types.AttributeValue
+		err  error
+	}
+	epc := make(chan endpointRead, 1)
+	go func() {
+		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+			Key: keyOf(endpointPK(epID), skEndpoint), ConsistentRead: aws.Bool(false), ReturnConsumedCapacity: s.rcc()})
+		if err != nil {
+			epc <- endpointRead{err: fmt.Errorf("load attempt of %s: endpoint: %w", deliveryID, err)}
+			return
+		}
+		s.record("LoadAttempt", out.ConsumedCapacity)
+		epc <- endpointRead{item: out.Item}
+	}()
+	got, err := s.loadDeliveryAndEvent(ctx, deliveryID, dkey, evID)
+	epr := <-epc
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if epr.err != nil {
+		return nil, nil, nil, epr.err
+	}
+	if epr.item != nil {
+		got = append(got, epr.item)
+	}
+	return attemptFrom(got)
+}
+
+// loadDeliveryAndEvent is LoadAttempt's consistent BatchGetItem.
+func (s *Store) loadDeliveryAndEvent(ctx context.Context, deliveryID string, dkey map[string]types.AttributeValue, evID string) ([]map[string]types.AttributeValue, error) {
 	req := map[string]types.KeysAndAttributes{s.table: {
-		Keys:           []map[string]types.AttributeValue{dkey, keyOf(outboxPK(evID), skEvent), keyOf(endpointPK(epID), skEndpoint)},
+		Keys:           []map[string]types.AttributeValue{dkey, keyOf(outboxPK(evID), skEvent)},
 		ConsistentRead: aws.Bool(true),
 	}}
 	var got []map[string]types.AttributeValue
 	for attempt := 0; len(req) > 0; attempt++ {
 		if attempt == batchGetTries {
-			return nil, nil, nil, fmt.Errorf("load attempt of %s: keys still unprocessed after %d tries", deliveryID, attempt)
+			return nil, fmt.Errorf("load attempt of %s: keys still unprocessed after %d tries", deliveryID, attempt)
 		}
 		if attempt > 0 {
 			d := time.Duration(10<<attempt) * time.Millisecond
 			select {
 			case <-ctx.Done():
-				return nil, nil, nil, ctx.Err()
+				return nil, ctx.Err()
 			case <-time.After(d/2 + rand.N(d)):
 			}
 		}
 		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("load attempt of %s: %w", deliveryID, err)
+			return nil, fmt.Errorf("load attempt of %s: %w", deliveryID, err)
 		}
 		for i := range out.ConsumedCapacity {
 			s.record("LoadAttempt", &out.ConsumedCapacity[i])
@@ -127,6 +164,11 @@ func (s *Store) LoadAttempt(ctx context.Context, deliveryID string) (*webhook.De
 		got = append(got, out.Responses[s.table]...)
 		req = out.UnprocessedKeys
 	}
+	return got, nil
+}
+
+// attemptFrom decodes LoadAttempt's items.
+func attemptFrom(got []map[string]types.AttributeValue) (*webhook.Delivery, *ticketing.OrderEvent, *webhook.Endpoint, error) {
 	var (
 		d   *webhook.Delivery
 		ev  *ticketing.OrderEvent

@@ -37,15 +37,18 @@ const (
 )
 
 func main() {
-	orders := flag.Int("orders", 200, "orders created and paid in the measured on-sale")
+	// 600: enough orders that each of the 128 order-list index shards takes
+	// several (with fewer, the shards look like per-order keys and hide).
+	orders := flag.Int("orders", 600, "orders created and paid in the measured on-sale")
 	reads := flag.Int("reads", 600, "availability reads in the measured on-sale")
 	holds := flag.Int("holds", 100, "seat holds (one seat each, on a seated event) in the measured on-sale")
+	tierCap := flag.Int("tier-capacity", 20000, "capacity of the on-sale's tier (a hot on-sale's tier is large: its stock spreads over the most shards)")
 	conc := flag.Int("concurrency", 16, "buyers at once")
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
 	holdRate := flag.Float64("hold-rate", 0, "seat holds/s of the modelled on-sale (on another, seated event)")
 	flag.Parse()
-	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds}
+	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, "tier-capacity": *tierCap}
 	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate}
 	n, m, err := run(counts, rates, *conc)
 	if err != nil {
@@ -66,7 +69,7 @@ func envOr(k, def string) string {
 }
 
 func run(counts map[string]int, rates map[string]float64, conc int) (int, int, error) {
-	orders, reads, holds := counts[phaseOrder], counts[phaseRead], counts[phaseHold]
+	orders, reads, holds, tierCapacity := counts[phaseOrder], counts[phaseRead], counts[phaseHold], counts["tier-capacity"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	schema := Schema{PK: store.Table.PartitionKey, SK: store.Table.SortKey, Indexes: map[string]string{}}
@@ -78,7 +81,7 @@ func run(counts map[string]int, rates map[string]float64, conc int) (int, int, e
 		return 0, 0, err
 	}
 	defer closeProxy()
-	s, err := newSale(ctx, proxyURL, orders+10, holds)
+	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), holds)
 	if err != nil {
 		return 0, 0, err
 	}
