@@ -69,7 +69,7 @@ load-webhooks: setup ## webhook delivery on the local stack: simulate-payment ->
 
 onsale-model: setup ## on-sale of one event on DynamoDB Local, metered by partition key: hot partitions at ORDER_RATE/READ_RATE and the ceiling (fails below 5,000 orders/s or 20,000 reads/s)
 	@TIX_STACK_SESSION=onsale scripts/stack.sh start --memory; \
-	go run ./scripts/onsale -orders $${ORDERS:-200} -reads $${READS:-600} -holds $${HOLDS:-100} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
+	go run ./scripts/onsale -orders $${ORDERS:-1000} -reads $${READS:-600} -holds $${HOLDS:-100} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
 	TIX_STACK_SESSION=onsale scripts/stack.sh stop; exit $$rc
 
 init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20), and arm64 bootstrap sizes

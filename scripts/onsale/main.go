@@ -37,9 +37,10 @@ const (
 )
 
 func main() {
-	// 600: enough orders that each of the 128 order-list index shards takes
-	// several (with fewer, the shards look like per-order keys and hide).
-	orders := flag.Int("orders", 600, "orders created and paid in the measured on-sale")
+	// 1,000: enough orders that each of the 128 order-list index shards takes
+	// several (with fewer, the shards look like per-order keys and hide, and
+	// the fullest shard of a small sample overstates its share).
+	orders := flag.Int("orders", 1000, "orders created and paid in the measured on-sale")
 	reads := flag.Int("reads", 600, "availability reads in the measured on-sale")
 	holds := flag.Int("holds", 100, "seat holds (one seat each, on a seated event) in the measured on-sale")
 	tierCap := flag.Int("tier-capacity", 20000, "capacity of the on-sale's tier (a hot on-sale's tier is large: its stock spreads over the most shards)")
