@@ -307,6 +307,24 @@ func required(name, value string) error {
 	return nil
 }
 
+// parseNamed parses a command that takes flags only: no positional argument,
+// and each flag in requiredFlags given a non-blank value.
+func parseNamed(fs *flag.FlagSet, args []string, requiredFlags ...string) error {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional(rest); err != nil {
+		return err
+	}
+	for _, name := range requiredFlags {
+		if err := required(name, fs.Lookup(name).Value.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func noPositional(args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q", args[0])

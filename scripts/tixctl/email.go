@@ -48,14 +48,7 @@ func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
 	support := fs.String("support", "", "support contact shown in the emails: an address, phone or URL")
 	logo := fs.String("logo-url", "", "https URL of the logo shown in the emails")
 	lang := fs.String("language", "", "default language of the emails: ru or en")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	fields := map[string]string{}
@@ -110,14 +103,7 @@ func organizersSetContacts(ctx context.Context, a *app, args []string) error {
 	id := fs.String("id", "", "organizer id")
 	var emails stringList
 	fs.Var(&emails, "email", "an owner contact address for alerts (repeat for more; at most 5)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	if len(emails) == 0 || len(emails) > 5 {

@@ -55,14 +55,7 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 	fs.Var(&ips, "ip", "allowed IP address or CIDR (sk only; repeatable or comma list)")
 	expires := fs.String("expires", "", "expiry: RFC 3339 time or a duration like 720h")
 	name := fs.String("name", "", "label")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("organizer", *org); err != nil {
+	if err := parseNamed(fs, args, "organizer"); err != nil {
 		return err
 	}
 	kt := auth.KeyType(*typ)
@@ -196,14 +189,7 @@ func dedupe(list []string) []string {
 func keysList(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("keys list", flag.ContinueOnError)
 	org := fs.String("organizer", "", "organizer id")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("organizer", *org); err != nil {
+	if err := parseNamed(fs, args, "organizer"); err != nil {
 		return err
 	}
 	st, err := a.store(ctx)
@@ -242,14 +228,7 @@ func keysList(ctx context.Context, a *app, args []string) error {
 func keysRevoke(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
 	id := fs.String("id", "", "key id (key_...)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	st, err := a.store(ctx)
@@ -278,14 +257,7 @@ func keysSetBudget(ctx context.Context, a *app, args []string) error {
 	writes := fs.Int("writes", 0, "sk: the key's order and hold creations per window; pk: the key's ceiling, all clients together")
 	ipReads := fs.Int("ip-reads", 0, "pk only: each client network's requests per window")
 	ipWrites := fs.Int("ip-writes", 0, "pk only: each client network's order and hold creations per window")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	set := map[string]bool{}

@@ -18,14 +18,7 @@ func organizersCreate(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("organizers create", flag.ContinueOnError)
 	name := fs.String("name", "", "organizer name")
 	id := fs.String("id", "", "organizer id (default org_ + random)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("name", *name); err != nil {
+	if err := parseNamed(fs, args, "name"); err != nil {
 		return err
 	}
 	if *id == "" {
@@ -51,14 +44,7 @@ func organizersVerify(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("organizers verify", flag.ContinueOnError)
 	id := fs.String("id", "", "organizer id")
 	unverify := fs.Bool("unverify", false, "remove the verification instead")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	st, err := a.store(ctx)
@@ -80,11 +66,7 @@ func organizersVerify(ctx context.Context, a *app, args []string) error {
 
 func organizersList(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("organizers list", flag.ContinueOnError)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
+	if err := parseNamed(fs, args); err != nil {
 		return err
 	}
 	st, err := a.store(ctx)

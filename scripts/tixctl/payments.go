@@ -272,14 +272,7 @@ func organizersReceiptSettings(ctx context.Context, a *app, args []string) error
 	id := fs.String("id", "", "organizer id")
 	taxation := fs.String("taxation", "", "tax system on receipts: "+strings.Join(taxations, ", "))
 	vat := fs.String("vat", "", "VAT rate on receipts: "+strings.Join(vatRates, ", "))
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	if err := checkReceiptFlags(*taxation, *vat, false); err != nil {
@@ -315,14 +308,7 @@ type organizerView struct {
 func organizersShow(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("organizers show", flag.ContinueOnError)
 	id := fs.String("id", "", "organizer id")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("id", *id); err != nil {
+	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	st, err := a.store(ctx)

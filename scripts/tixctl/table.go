@@ -9,11 +9,7 @@ import (
 
 func tableCreate(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("table create", flag.ContinueOnError)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
+	if err := parseNamed(fs, args); err != nil {
 		return err
 	}
 	st, err := a.store(ctx)

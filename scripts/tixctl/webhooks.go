@@ -26,14 +26,7 @@ func webhooksCreate(ctx context.Context, a *app, args []string) error {
 	var events listFlag
 	fs.Var(&events, "events", "comma-separated event types (default: every order event)")
 	description := fs.String("description", "", "a note for people")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("organizer", *org); err != nil {
+	if err := parseNamed(fs, args, "organizer"); err != nil {
 		return err
 	}
 	environment := ticketing.Environment(*env)
@@ -75,14 +68,7 @@ func webhooksList(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("webhooks list", flag.ContinueOnError)
 	org := fs.String("organizer", "", "organizer id")
 	env := fs.String("env", "", "test or live (default: both)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noPositional(rest); err != nil {
-		return err
-	}
-	if err := required("organizer", *org); err != nil {
+	if err := parseNamed(fs, args, "organizer"); err != nil {
 		return err
 	}
 	envs := []ticketing.Environment{ticketing.EnvTest, ticketing.EnvLive}
