@@ -18,21 +18,24 @@ import (
 // DynamoEndpoint is DynamoDB Local's address for tests.
 func DynamoEndpoint(tb testing.TB) string {
 	tb.Helper()
-	ep := os.Getenv("TIX_TEST_DYNAMODB_ENDPOINT")
-	if ep == "" {
-		tb.Fatal("TIX_TEST_DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local and fauxqs (or export TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 with them running)")
-	}
-	return ep
+	return mustEnv(tb, "TIX_TEST_DYNAMODB_ENDPOINT", "starts DynamoDB Local and fauxqs (or export TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 with them running)")
 }
 
 // SQSEndpoint is fauxqs's address for tests.
 func SQSEndpoint(tb testing.TB) string {
 	tb.Helper()
-	ep := os.Getenv("TIX_TEST_SQS_ENDPOINT")
-	if ep == "" {
-		tb.Fatal("TIX_TEST_SQS_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local and fauxqs")
+	return mustEnv(tb, "TIX_TEST_SQS_ENDPOINT", "starts DynamoDB Local and fauxqs")
+}
+
+// mustEnv is an emulator's address from the environment `make test` sets, or
+// the test stops saying how to run it (what `make test` starts: how).
+func mustEnv(tb testing.TB, name, how string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		tb.Fatal(name + " is not set: run the tests with `make test`, which " + how)
 	}
-	return ep
+	return v
 }
 
 // UniqueName returns prefix plus a random suffix, for tables and queues.
