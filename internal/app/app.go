@@ -18,7 +18,6 @@ import (
 	"tix/internal/email"
 	"tix/internal/logging"
 	"tix/internal/mail"
-	"tix/internal/payment"
 	"tix/internal/queue"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -79,8 +78,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	}
 	sales := NewSales(cfg, st, timers, c)
 	sales.Events = wh
-	pays := &Payments{Test: payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay}),
-		Accounts: st, Box: wh.Box, Settings: cfg.Payments, Clock: c}
+	pays := NewPayments(cfg, st, wh.Box, c)
 	sales.Payments = pays.Provider
 	srv := NewServer(cfg, st, c)
 	srv.Sales, srv.Webhooks = sales, wh
@@ -158,15 +156,9 @@ func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Sched
 	if c == nil {
 		c = clock.System{}
 	}
-	test := payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay})
 	return &ticketing.Sales{
 		Store: st, Timers: timers, Clock: c,
-		Payments: func(_ context.Context, _ string, env ticketing.Environment) (ticketing.PaymentProvider, error) {
-			if env == ticketing.EnvTest {
-				return test, nil
-			}
-			return nil, ErrNoLiveProvider
-		},
+		Payments:   NewPayments(cfg, nil, nil, c).Provider,
 		Settings:   SalesSettings(cfg),
 		EventCache: ticketing.NewEventCache(ticketing.DefaultEventCacheTTL),
 	}

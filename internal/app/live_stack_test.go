@@ -15,6 +15,7 @@ import (
 	"tix/internal/app"
 	"tix/internal/auth"
 	"tix/internal/config"
+	"tix/internal/payment"
 	"tix/internal/payment/tbanksim"
 	"tix/internal/queue"
 	"tix/internal/store"
@@ -121,7 +122,7 @@ func (s *liveStack) seed(ctx context.Context, capacity int) {
 	s.sim.AddTerminal(s.terminal, s.password)
 	acct := ticketing.PaymentAccount{OrganizerID: liveOrg, Acquirer: ticketing.AcquirerTBank, TerminalKey: s.terminal,
 		Taxation: "usn_income", VAT: "none", ConnectedAt: now, CheckedAt: now}
-	sealed, err := s.app.Webhooks.Box.Seal(s.password, app.PasswordAAD(&acct))
+	sealed, err := s.app.Webhooks.Box.Seal(s.password, payment.PasswordAAD(&acct))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,16 @@ type PaymentAccounts interface {
 // NotificationPath is where T-Bank posts an organizer's notifications.
 const NotificationPath = "/v1/payment-notifications/tbank"
 
-// PasswordAAD binds a sealed terminal password to its organizer and terminal
-// (payment.PasswordAAD).
-func PasswordAAD(a *ticketing.PaymentAccount) string { return payment.PasswordAAD(a) }
+// NewPayments is the providers of the configuration: the test provider, and
+// the organizers' terminals when accounts (and the box that opens their
+// passwords) are given; without them live orders get ErrNoLiveProvider.
+func NewPayments(cfg config.Config, accounts PaymentAccounts, box webhook.SecretBox, c clock.Clock) *Payments {
+	if c == nil {
+		c = clock.System{}
+	}
+	return &Payments{Test: payment.NewTest(payment.TestOptions{RefundSettleAfter: cfg.RefundDelay}),
+		Accounts: accounts, Box: box, Settings: cfg.Payments, Clock: c}
+}
 
 // Payments finds the SBP provider of an organizer's environment: the test
 // provider for test orders, the organizer's own T-Bank terminal for live ones
@@ -56,6 +63,9 @@ var ErrNoTerminal = errors.New("the organizer has no T-Bank terminal connected (
 func (p *Payments) Provider(ctx context.Context, organizerID string, env ticketing.Environment) (ticketing.PaymentProvider, error) {
 	if env != ticketing.EnvLive {
 		return p.Test, nil
+	}
+	if p.Accounts == nil {
+		return nil, ErrNoLiveProvider
 	}
 	now := p.Clock.Now()
 	p.mu.Lock()
@@ -92,7 +102,7 @@ func (p *Payments) live(a *ticketing.PaymentAccount) (*payment.Live, error) {
 	if a.Acquirer != ticketing.AcquirerTBank {
 		return nil, fmt.Errorf("organizer %s: acquirer %q is not supported", a.OrganizerID, a.Acquirer)
 	}
-	pw, err := p.Box.Open(a.SealedPassword, PasswordAAD(a))
+	pw, err := p.Box.Open(a.SealedPassword, payment.PasswordAAD(a))
 	if err != nil {
 		return nil, fmt.Errorf("open the terminal password of organizer %s: %w", a.OrganizerID, err)
 	}
@@ -109,6 +119,8 @@ func (p *Payments) Notifications() *payment.TBankNotifications {
 		Account: func(ctx context.Context, terminalKey string) (*ticketing.PaymentAccount, error) {
 			return p.Accounts.PaymentAccountByTerminal(ctx, ticketing.AcquirerTBank, terminalKey)
 		},
-		Password: func(a *ticketing.PaymentAccount) (string, error) { return p.Box.Open(a.SealedPassword, PasswordAAD(a)) },
+		Password: func(a *ticketing.PaymentAccount) (string, error) {
+			return p.Box.Open(a.SealedPassword, payment.PasswordAAD(a))
+		},
 	}
 }

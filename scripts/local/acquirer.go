@@ -14,6 +14,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/catalogimport"
 	"tix/internal/demo"
+	"tix/internal/payment"
 	"tix/internal/payment/tbank"
 	"tix/internal/payment/tbanksim"
 	"tix/internal/ticketing"
@@ -115,7 +116,7 @@ func connectDemo(ctx context.Context, a *app.App, s *simulator) error {
 		// Already connected: keep what tixctl organizers receipt-settings set.
 		acct.Taxation, acct.VAT, acct.ConnectedAt = old.Taxation, old.VAT, old.ConnectedAt
 	}
-	sealed, err := a.Payments.Box.Seal(password, app.PasswordAAD(&acct))
+	sealed, err := a.Payments.Box.Seal(password, payment.PasswordAAD(&acct))
 	if err != nil {
 		return err
 	}

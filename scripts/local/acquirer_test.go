@@ -9,6 +9,7 @@ import (
 	"tix/internal/app"
 	"tix/internal/config"
 	"tix/internal/demo"
+	"tix/internal/payment"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -85,7 +86,7 @@ func TestConnectDemo(t *testing.T) {
 	if err != nil || acct.TerminalKey != demoTerminalKey || acct.Taxation != "usn_income" || acct.VAT != "vat20" {
 		t.Fatalf("account %+v, %v", acct, err)
 	}
-	if pw, err := box.Open(acct.SealedPassword, app.PasswordAAD(acct)); err != nil || pw != "tix-sim-password" {
+	if pw, err := box.Open(acct.SealedPassword, payment.PasswordAAD(acct)); err != nil || pw != "tix-sim-password" {
 		t.Errorf("sealed password opens to %q, %v", pw, err)
 	}
 	if o, _ := st.GetOrganizer(ctx, demo.OrganizerID); !o.Verified {

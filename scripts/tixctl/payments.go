@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	tixapp "tix/internal/app"
 	"tix/internal/auth"
+	"tix/internal/payment"
 	"tix/internal/payment/tbank"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -169,7 +169,7 @@ func organizersConnectTBank(ctx context.Context, a *app, args []string) error {
 	}
 	acct.CheckedAt = a.clock.Now().UTC()
 	acct.ConnectedAt = acct.CheckedAt
-	if acct.SealedPassword, err = box.Seal(password, tixapp.PasswordAAD(acct)); err != nil {
+	if acct.SealedPassword, err = box.Seal(password, payment.PasswordAAD(acct)); err != nil {
 		return fmt.Errorf("seal the terminal password: %w", err)
 	}
 	if err := st.PutPaymentAccount(ctx, *acct); err != nil {

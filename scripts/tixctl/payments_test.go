@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	tixapp "tix/internal/app"
 	"tix/internal/config"
+	"tix/internal/payment"
 	"tix/internal/payment/tbanksim"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -80,7 +80,7 @@ func TestConnectTBank_ChecksWithTheBankSealsAndVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pw, err := box.Open(a.SealedPassword, tixapp.PasswordAAD(a)); err != nil || pw != "right-password" {
+	if pw, err := box.Open(a.SealedPassword, payment.PasswordAAD(a)); err != nil || pw != "right-password" {
 		t.Errorf("the sealed password opens to %q, %v: want the trimmed password", pw, err)
 	}
 	if a.ConnectedAt.IsZero() || a.CheckedAt.IsZero() || a.Acquirer != ticketing.AcquirerTBank {
