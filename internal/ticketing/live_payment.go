@@ -169,16 +169,18 @@ func (s *Sales) reinstate(ctx context.Context, o *Order, u PaymentUpdate) error 
 // acquirer for it; a refund check follows it until it is settled. Recording
 // first means a crash between the two is found by that check, which asks again.
 func (s *Sales) startLateRefund(ctx context.Context, o *Order, u PaymentUpdate) error {
+	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
+	if err != nil {
+		return err
+	}
 	now := s.now()
 	at := now.Add(s.Settings.RefundCheckEvery)
-	if o.Environment == EnvTest {
-		// The test provider never fails a refund and settles it on its own
-		// after a delay it names: that is when the check finds it done.
-		prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
-		if err != nil {
-			return err
-		}
-		acc, err := prov.Refund(ctx, o.refundRequest("late_"+o.ID[len("ord_"):], u.PaymentID))
+	_, asked := prov.(PaymentStater)
+	if !asked {
+		// A provider that cannot be asked (the test provider, which never
+		// fails a refund) settles it on its own after the delay it names:
+		// that is when the check is due, and finds it done.
+		acc, err := prov.Refund(ctx, o.refundRequest(lateRefundID(o), u.PaymentID))
 		if err != nil {
 			return err
 		}
@@ -198,8 +200,8 @@ func (s *Sales) startLateRefund(ctx context.Context, o *Order, u PaymentUpdate) 
 	}
 	slog.InfoContext(ctx, "late payment: stock gone, refunding", "order_id", o.ID, "payment_id", u.PaymentID)
 	s.schedule(ctx, t.Kind, o.ID, t.Due)
-	if o.Environment == EnvTest {
-		return nil // asked above
+	if !asked {
+		return nil // sent above
 	}
 	return s.sendLateRefund(ctx, &n)
 }
@@ -210,8 +212,22 @@ func (s *Sales) sendLateRefund(ctx context.Context, o *Order) error {
 	if err != nil {
 		return err
 	}
-	_, err = prov.Refund(ctx, o.refundRequest("late_"+o.ID[len("ord_"):], o.LatePayment.PaymentID))
+	_, err = prov.Refund(ctx, o.refundRequest(lateRefundID(o), o.LatePayment.PaymentID))
 	return err
+}
+
+// lateRefundID is the one refund id of an order's late payment.
+func lateRefundID(o *Order) string { return "late_" + o.ID[len("ord_"):] }
+
+// selfSettling reports whether the order's provider settles refunds on its
+// own rather than being asked (it is no PaymentStater: the test provider).
+func (s *Sales) selfSettling(ctx context.Context, o *Order) bool {
+	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
+	if err != nil {
+		return false
+	}
+	_, asked := prov.(PaymentStater)
+	return !asked
 }
 
 // lateRefunded records that a late payment is back with the buyer.

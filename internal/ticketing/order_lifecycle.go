@@ -15,8 +15,8 @@ import (
 // in case the notification is late or lost.
 func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
 	now := s.now()
-	if lp := o.LatePayment; lp != nil && lp.Outcome == LateRefundPending && o.Environment == EnvTest &&
-		lp.CheckAt != nil && !now.Before(*lp.CheckAt) {
+	if lp := o.LatePayment; lp != nil && lp.Outcome == LateRefundPending && lp.CheckAt != nil &&
+		!now.Before(*lp.CheckAt) && s.selfSettling(ctx, o) {
 		if err := s.lateRefunded(ctx, o); err != nil && !errors.Is(err, ErrStateChanged) {
 			return nil, err
 		}

@@ -61,8 +61,8 @@ func (s *Sales) reconcile(ctx context.Context, o *Order, t Timer) error {
 		s.schedule(ctx, due.Kind, o.ID, due.Due) // early, or rescheduled since (its marker stays)
 		return nil
 	}
-	if o.Environment == EnvTest && t.Kind == TimerRefundCheck && o.LatePayment != nil {
-		return s.lateRefunded(ctx, o) // the test provider has settled it by now
+	if t.Kind == TimerRefundCheck && o.LatePayment != nil && s.selfSettling(ctx, o) {
+		return s.lateRefunded(ctx, o) // its provider has settled it by now
 	}
 	st := s.stater(ctx, o)
 	if st == nil {
