@@ -7,19 +7,17 @@ import (
 	"time"
 )
 
-// 20 requests at once through an outbound window of 5: exactly 5 go.
-func TestWebhookTakeOutbound(t *testing.T) {
-	t.Parallel()
-	ws, clk := hookStore(t)
-	ctx := context.Background()
-	now := clk.Now()
+// takeAtOnce makes n TakeOutbound calls at once and counts the ones taken.
+func takeAtOnce(ws interface {
+	TakeOutbound(ctx context.Context, key string, limit int, now time.Time) (bool, error)
+}, key string, limit int, now time.Time, n int) (int, []error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	taken := 0
 	var errs []error
-	for range 20 {
+	for range n {
 		wg.Go(func() {
-			ok, err := ws.TakeOutbound(ctx, "example.com", 5, now)
+			ok, err := ws.TakeOutbound(context.Background(), key, limit, now)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -31,6 +29,16 @@ func TestWebhookTakeOutbound(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	return taken, errs
+}
+
+// 20 requests at once through an outbound window of 5: exactly 5 go.
+func TestWebhookTakeOutbound(t *testing.T) {
+	t.Parallel()
+	ws, clk := hookStore(t)
+	ctx := context.Background()
+	now := clk.Now()
+	taken, errs := takeAtOnce(ws, "example.com", 5, now, 20)
 	if taken != 5 || len(errs) > 0 {
 		t.Fatalf("%d taken (errors %v), want 5", taken, errs)
 	}
@@ -51,24 +59,7 @@ func TestWebhookTakeOutboundSharded(t *testing.T) {
 	ws, clk := hookStore(t)
 	ctx := context.Background()
 	now := clk.Now()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	taken := 0
-	var errs []error
-	for range 200 {
-		wg.Go(func() {
-			ok, err := ws.TakeOutbound(ctx, "*", 64, now)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if ok {
-				taken++
-			}
-		})
-	}
-	wg.Wait()
+	taken, errs := takeAtOnce(ws, "*", 64, now, 200)
 	if taken > 64 || taken < 48 || len(errs) > 0 {
 		t.Fatalf("%d taken of 64 a second (errors %v)", taken, errs)
 	}
