@@ -308,30 +308,7 @@ func TestWebhookListDeliveries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list := func(q webhook.DeliveryQuery) []string {
-		t.Helper()
-		q.OrganizerID, q.Environment = salesOrg, ticketing.EnvTest
-		var got []string
-		for pages := 0; ; pages++ {
-			if pages > 20 {
-				t.Fatal("paging does not end")
-			}
-			page, err := h.ws.ListDeliveries(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Deliveries) > q.Limit || page.HasMore != (page.NextCursor != "") {
-				t.Fatalf("page of %d (limit %d), has_more %v cursor %q", len(page.Deliveries), q.Limit, page.HasMore, page.NextCursor)
-			}
-			for _, d := range page.Deliveries {
-				got = append(got, d.ID)
-			}
-			if !page.HasMore {
-				return got
-			}
-			q.Cursor = page.NextCursor
-		}
-	}
+	list := func(q webhook.DeliveryQuery) []string { return h.listAll(t, q, 20) }
 	want := func(keep func(i int, d *webhook.Delivery) bool) []string {
 		var r []string
 		for i := len(all) - 1; i >= 0; i-- {
@@ -391,5 +368,32 @@ func TestWebhookListDeliveries(t *testing.T) {
 		if !ticketing.IsCode(err, ticketing.CodeInvalidRequest) || !errors.As(err, &te) || te.Param != "cursor" {
 			t.Errorf("%s cursor: %v, want invalid_request on cursor", name, err)
 		}
+	}
+}
+
+// listAll walks every page of the test organizer's delivery listing for q
+// (at most maxPages), checking each page's bounds, and returns the ids.
+func (h *hookEnv) listAll(t *testing.T, q webhook.DeliveryQuery, maxPages int) []string {
+	t.Helper()
+	q.OrganizerID, q.Environment = salesOrg, ticketing.EnvTest
+	var got []string
+	for pages := 0; ; pages++ {
+		if pages > maxPages {
+			t.Fatal("paging does not end")
+		}
+		page, err := h.ws.ListDeliveries(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Deliveries) > q.Limit || page.HasMore != (page.NextCursor != "") {
+			t.Fatalf("page of %d (limit %d), has_more %v cursor %q", len(page.Deliveries), q.Limit, page.HasMore, page.NextCursor)
+		}
+		for _, d := range page.Deliveries {
+			got = append(got, d.ID)
+		}
+		if !page.HasMore {
+			return got
+		}
+		q.Cursor = page.NextCursor
 	}
 }

@@ -34,30 +34,7 @@ func TestWebhookListDeliveriesMergesShards(t *testing.T) {
 		}
 		all = append(all, d)
 	}
-	list := func(q webhook.DeliveryQuery) []string {
-		t.Helper()
-		q.OrganizerID, q.Environment = salesOrg, ticketing.EnvTest
-		var got []string
-		for pages := 0; ; pages++ {
-			if pages > 200 {
-				t.Fatal("paging does not end")
-			}
-			page, err := h.ws.ListDeliveries(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Deliveries) > q.Limit || page.HasMore != (page.NextCursor != "") {
-				t.Fatalf("page of %d (limit %d), has_more %v cursor %q", len(page.Deliveries), q.Limit, page.HasMore, page.NextCursor)
-			}
-			for _, d := range page.Deliveries {
-				got = append(got, d.ID)
-			}
-			if !page.HasMore {
-				return got
-			}
-			q.Cursor = page.NextCursor
-		}
-	}
+	list := func(q webhook.DeliveryQuery) []string { return h.listAll(t, q, 200) }
 	want := func(keep func(d *webhook.Delivery) bool) []string {
 		var r []string
 		for i := len(all) - 1; i >= 0; i-- {
