@@ -26,6 +26,7 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	ctx := context.Background()
 	a := env.App
 	a.Sales.Settings.TestOrderTTL = time.Second
+	a.Sales.Settings.SweepGrace = 0 // the sweep takes a timer as soon as it is due
 	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
 	tier, qty, buyer := "tier_l", 1, "b@example.com"
 	order := func(key string) *ticketing.Order {

@@ -101,7 +101,7 @@ func invokeSQS(a *app.App, ev events.SQSEvent) (events.SQSEventResponse, error) 
 
 // The EventBridge schedule's event runs the sweep: each timer-driven
 // transition whose timer could not be sent (the timers queue fails every send)
-// is done by it once due: a pending order is expired, a refund is settled, and
+// is done by it once overdue by TIX_SWEEP_GRACE: a pending order is expired, a refund is settled, and
 // their stock is returned; an invocation that is neither SQS nor the schedule
 // is refused.
 func TestHandler_ScheduledEventSweeps(t *testing.T) {
@@ -152,7 +152,7 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	if n := soldGA(t, a); n != 5 {
 		t.Fatalf("sold %d before the sweep, want 5", n)
 	}
-	clk.Advance(2100 * time.Millisecond)
+	clk.Advance(2100*time.Millisecond + a.Sales.Settings.SweepGrace) // due, and overdue by the sweep's grace
 	if _, err := handler(a)(ctx, raw); err != nil {
 		t.Fatal(err)
 	}

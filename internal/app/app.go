@@ -173,6 +173,7 @@ func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	s.OrderIPMaxPending, s.OrderIPMaxUnits = cfg.OrderIPPending, cfg.OrderIPUnits
 	s.PreviewIPRate, s.PreviewIPWindow = cfg.PreviewIPRate, time.Minute
 	s.PaymentCheckGrace, s.RefundCheckEvery = cfg.Payments.CheckGrace, cfg.Payments.RefundCheck
+	s.SweepGrace = cfg.Webhooks.SweepGrace
 	return s
 }
 
@@ -228,10 +229,12 @@ func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
 	return a.Email
 }
 
-// Sweep finds the work whose message was lost: due timers (pending orders
-// past their expiry, refunds past their settlement), webhook fan-outs and
-// attempts. EventBridge runs it every minute on
-// AWS; the local runner on a ticker.
+// Sweep finds the work whose message was lost: timers overdue by
+// TIX_SWEEP_GRACE (pending orders past their expiry, refunds past their
+// settlement), webhook fan-outs and attempts overdue by the same grace, email
+// jobs. What it logs as lost work was overdue past the grace, so not the
+// queues' own work racing it. EventBridge runs it every minute on AWS; the
+// local runner on a ticker.
 func (a *App) Sweep(ctx context.Context) error {
 	timers, oerr := a.Sales.SweepDue(ctx, sweepBatch)
 	rep, werr := a.Webhooks.Sweep(ctx)

@@ -175,7 +175,7 @@ func TestRefundAndResend(t *testing.T) {
 	if _, err := h.a.Sales.RefundOrder(h.ctx, tenant, o.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	h.clk.Advance(h.a.Config.RefundDelay + time.Second) // the test refund settles after RefundDelay
+	h.clk.Advance(h.a.Config.RefundDelay + h.a.Sales.Settings.SweepGrace) // the test refund settles after RefundDelay; the sweep's grace
 	if _, err := h.a.Sales.SweepDue(h.ctx, 100); err != nil {
 		t.Fatal(err)
 	}

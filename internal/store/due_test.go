@@ -50,7 +50,7 @@ func TestDueTimers_FollowTheOrder(t *testing.T) {
 	if len(ts) != 1 || ts[0].Kind != ticketing.TimerRefundSettle || ts[0].OrderID != id {
 		t.Fatalf("due at the settlement: %+v, want the refund's settlement", ts)
 	}
-	env.clk.Set(*r.SettleAt)
+	env.clk.Set(r.SettleAt.Add(time.Minute)) // the sweep's grace: until then the timer is the queue's
 	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("sweep handled %d, %v; want 1", n, err)
 	}
@@ -66,7 +66,9 @@ func TestDueTimers_FollowTheOrder(t *testing.T) {
 	}
 }
 
-// The sweep expires a pending order whose expiry timer was never sent.
+// The sweep expires a pending order whose expiry timer was never sent, once
+// the timer is overdue by the sweep's grace (TIX_SWEEP_GRACE, 1m): until then
+// the timer is the queue's, whose message may be about to be consumed.
 func TestDueTimers_SweepExpires(t *testing.T) {
 	env := newSalesEnv(t, 10)
 	ctx := context.Background()
@@ -74,10 +76,16 @@ func TestDueTimers_SweepExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 0 {
-		t.Fatalf("sweep before the expiry handled %d, %v", n, err)
+	for _, at := range []time.Time{env.now, res.Order.ExpiresAt, res.Order.ExpiresAt.Add(59 * time.Second)} {
+		env.clk.Set(at)
+		if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 0 {
+			t.Fatalf("sweep %s after the expiry handled %d, %v; want none", at.Sub(res.Order.ExpiresAt), n, err)
+		}
 	}
-	env.clk.Set(res.Order.ExpiresAt)
+	if o, err := env.st.GetOrder(ctx, res.Order.ID); err != nil || o.Status != ticketing.OrderPending {
+		t.Fatalf("order %+v %v after sweeps within the grace, want pending", o, err)
+	}
+	env.clk.Set(res.Order.ExpiresAt.Add(time.Minute))
 	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("sweep handled %d, %v; want 1", n, err)
 	}

@@ -218,7 +218,7 @@ func TestReconcile_PaymentCheckVoidsAnOpenPaymentThenStops(t *testing.T) {
 	}
 	ctx := context.Background()
 	for round := 0; round < 2; round++ {
-		d.clk.Set(d.clk.Now().Add(d.sales.Settings.PaymentCheckGrace + time.Second))
+		d.clk.Set(d.clk.Now().Add(d.sales.Settings.PaymentCheckGrace + d.sales.Settings.SweepGrace))
 		n, err := d.sales.SweepDue(ctx, 10)
 		if err != nil || n != 1 {
 			t.Fatalf("round %d: swept %d, %v; want the one payment check", round, n, err)
@@ -247,7 +247,7 @@ func TestReconcile_RefundCheckUntilSettled(t *testing.T) {
 		t.Fatal(err)
 	}
 	acq.refundTo = ticketing.PaymentRefunding
-	d.clk.Set(d.clk.Now().Add(d.sales.Settings.RefundCheckEvery + time.Second))
+	d.clk.Set(d.clk.Now().Add(d.sales.Settings.RefundCheckEvery + d.sales.Settings.SweepGrace))
 	if n, err := d.sales.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("swept %d, %v", n, err)
 	}
@@ -255,7 +255,7 @@ func TestReconcile_RefundCheckUntilSettled(t *testing.T) {
 		t.Fatalf("refund requests %d, want 2 (asked again), order still paid", acq.refundCount())
 	}
 	acq.set(o.Payment.ID, ticketing.PaymentRefunded)
-	d.clk.Set(d.clk.Now().Add(d.sales.Settings.RefundCheckEvery + time.Second))
+	d.clk.Set(d.clk.Now().Add(d.sales.Settings.RefundCheckEvery + d.sales.Settings.SweepGrace))
 	if n, err := d.sales.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("swept %d, %v", n, err)
 	}

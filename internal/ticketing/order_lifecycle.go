@@ -266,13 +266,15 @@ func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
 	return nil
 }
 
-// SweepDue does the work of up to limit timers that are due but still owed
-// (their message was lost, or the process died before sending it): pending
-// orders past their expiry are expired, refunds past their settlement are
-// completed. A read would do it too, but until then stock stays taken. It
-// returns how many it handled.
+// SweepDue does the work of up to limit timers that are still owed a
+// SweepGrace after they were due (their message was lost, or the process died
+// before sending it): pending orders past their expiry are expired, refunds
+// past their settlement are completed. A read would do it too, but until then
+// stock stays taken. A timer due more recently is left to the timers queue,
+// whose message may be about to be consumed, so every timer the sweep handles
+// is lost work. It returns how many it handled.
 func (s *Sales) SweepDue(ctx context.Context, limit int) (int, error) {
-	timers, err := s.Store.DueTimers(ctx, s.now(), limit)
+	timers, err := s.Store.DueTimers(ctx, s.now().Add(-s.Settings.SweepGrace), limit)
 	if err != nil {
 		return 0, err
 	}

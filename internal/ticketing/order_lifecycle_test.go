@@ -34,7 +34,7 @@ func TestOrder_StateMachine(t *testing.T) {
 			d.clk.Set(o.ExpiresAt)
 		}, ticketing.OrderCancelled, 0, []string{ticketing.EventOrderCancelled}},
 		{"pending -> cancelled by its timer", func(t *testing.T, d *domain, o *ticketing.Order) {
-			d.clk.Set(o.ExpiresAt)
+			d.clk.Set(o.ExpiresAt.Add(d.sales.Settings.SweepGrace)) // the message was lost
 			if n, err := d.sales.SweepDue(ctx, 10); n != 1 || err != nil {
 				t.Fatalf("sweep %d, %v", n, err)
 			}

@@ -56,6 +56,10 @@ type SalesSettings struct {
 	// often a live refund's progress is asked for until it is settled.
 	PaymentCheckGrace time.Duration
 	RefundCheckEvery  time.Duration
+	// SweepGrace is how overdue a timer is before the sweep takes its message
+	// for lost and does its work (TIX_SWEEP_GRACE): until then the timers
+	// queue, whose message may be about to be consumed, does it alone.
+	SweepGrace time.Duration
 }
 
 // DefaultSalesSettings are the contract's figures and our documented choices.
@@ -63,7 +67,7 @@ var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
 	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
 	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
-	PaymentCheckGrace: 15 * time.Minute, RefundCheckEvery: 10 * time.Minute,
+	PaymentCheckGrace: 15 * time.Minute, RefundCheckEvery: 10 * time.Minute, SweepGrace: time.Minute,
 }
 
 // Caller is who makes a sales request.
