@@ -132,7 +132,7 @@ var Vars = []Var{
 	{"TIX_WEBHOOK_KEYRING_ARN", "", "on AWS: ARN of the Secrets Manager secret holding the keyring as a JSON object {\"k1\": \"<base64 of 32 bytes>\", ...}, read once at start (the stack sets it; set one of the two)"},
 	{"TIX_WEBHOOK_KEYRING_IDS", "", "with TIX_WEBHOOK_KEYRING_ARN: the keyring secret's ids in order, the sealing one first (k2,k1); may be empty when it holds one key"},
 	{"TIX_SWEEP_INTERVAL", "1m", "how often the local runner sweeps (on AWS an EventBridge schedule runs it every minute)"},
-	{"TIX_SWEEP_GRACE", "1m", "how overdue a webhook fan-out or attempt is before the sweep sends it again"},
+	{"TIX_SWEEP_GRACE", "1m", "how overdue a timer, webhook fan-out or attempt is before the sweep takes its message for lost and does the work"},
 	{"TIX_MAIL_SENDER", "none", "how email is sent: smtp (TIX_SMTP_ADDR; the local stack's MailDev), ses (Amazon SES v2 in AWS_REGION) or none (no email)"},
 	{"TIX_MAIL_FROM", "", "the service's sending address, e.g. tickets@example.com (the organizer's sender name goes beside it); required unless TIX_MAIL_SENDER=none; with ses a verified identity"},
 	{"TIX_SMTP_ADDR", "127.0.0.1:1025", "with TIX_MAIL_SENDER=smtp: the SMTP server's host:port"},

@@ -15,3 +15,11 @@ func TestSalesStoreConformance(t *testing.T) {
 		return testenv.Store(t, clock.NewFixed(time.Now()))
 	})
 }
+
+// Order creation killed at each step recovers within the documented bound, on
+// DynamoDB Local.
+func TestCrashRecovery(t *testing.T) {
+	ticketingtest.RunCrashRecovery(t, func(t *testing.T) ticketingtest.Store {
+		return testenv.Store(t, clock.NewFixed(time.Now()))
+	})
+}

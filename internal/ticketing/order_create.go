@@ -239,10 +239,23 @@ func stockConflict(req *OrderRequest, o *Order, se *StockError) error {
 }
 
 // attachPayment asks the provider for the SBP charge (idempotent per order) and
-// stores it; from then on a replay returns the order.
+// stores it; from then on a replay returns the order. It holds rec's lease
+// while it works (keepLease): only the lease's holder calls the provider.
 func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, prov PaymentProvider) (*OrderResult, error) {
-	pay, err := prov.CreatePayment(ctx, paymentRequest(o))
+	work, stop, err := s.keepLease(ctx, rec)
+	if errors.Is(err, ErrLeaseLost) {
+		return nil, leaseTakenError(o.ID)
+	}
 	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	pay, err := prov.CreatePayment(work, paymentRequest(o))
+	if err != nil {
+		if errors.Is(context.Cause(work), errLeaseTaken) {
+			return nil, leaseTakenError(o.ID)
+		}
+		stop()
 		// Let a retry with the same key take over at once instead of waiting out the lease.
 		open := *rec
 		open.Lease, open.LeaseUntil = randomString(idAlphabet, 16), time.Time{}

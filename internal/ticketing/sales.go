@@ -38,7 +38,7 @@ type SalesSettings struct {
 	HoldTTL      time.Duration // seat hold lifetime (default 15 min)
 	TestOrderTTL time.Duration // a pending test order expires after this (default 15 min)
 	LiveOrderTTL time.Duration // a pending live order's payment window (default 15 min)
-	LeaseTTL     time.Duration // how long an order creation may hold its Idempotency-Key
+	LeaseTTL     time.Duration // an order creation's lease on its Idempotency-Key, renewed while it works (lease.go)
 	TokenSecret  []byte        // derives poll tokens (never stored)
 	// Publishable-key holds per client IP.
 	HoldIPRate      int
@@ -65,7 +65,7 @@ type SalesSettings struct {
 // DefaultSalesSettings are the contract's figures and our documented choices.
 var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
-	LeaseTTL: 30 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
+	LeaseTTL: 5 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
 	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
 	PaymentCheckGrace: 15 * time.Minute, RefundCheckEvery: 10 * time.Minute, SweepGrace: time.Minute,
 }
