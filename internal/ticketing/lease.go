@@ -19,9 +19,10 @@ import (
 // take over.
 const leaseRenewals = 3
 
-// leaseMargin is the part of LeaseTTL an invocation gives up early when its
-// renewals fail: it stops before its lease ends on the retry's clock.
-const leaseMargin = 5 // LeaseTTL/leaseMargin
+// leaseMargin: an invocation whose renewals fail stops waiting on the bank
+// LeaseTTL/leaseMargin (1 s) before its lease ends, so before a retry may
+// take over even on a clock a little ahead.
+const leaseMargin = 5
 
 var (
 	// errLeaseTaken cancels an invocation's work once another holds its lease.
