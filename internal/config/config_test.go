@@ -109,3 +109,38 @@ func TestLoad_Mail(t *testing.T) {
 		}
 	}
 }
+
+// TestLoad_Edge: no edge by default; a secret long enough and visible
+// turns it on; TIX_EDGE_ONLY needs the secret.
+func TestLoad_Edge(t *testing.T) {
+	base := map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	c, err := config.Load(env(base))
+	if err != nil || c.Edge != (config.Edge{}) {
+		t.Fatalf("defaults: %+v, %v; want no edge", c.Edge, err)
+	}
+	secret := strings.Repeat("s", config.MinEdgeSecret)
+	c, err = config.Load(env(with("TIX_EDGE_SECRET", secret, "TIX_EDGE_ONLY", "true")))
+	if err != nil || c.Edge.Secret != secret || !c.Edge.Only {
+		t.Fatalf("edge: %+v, %v", c.Edge, err)
+	}
+	for _, bad := range [][]string{
+		{"TIX_EDGE_SECRET", "short"},
+		{"TIX_EDGE_SECRET", strings.Repeat("s", 20) + " " + strings.Repeat("s", 20)},
+		{"TIX_EDGE_ONLY", "true"},
+		{"TIX_EDGE_SECRET", secret, "TIX_EDGE_ONLY", "yes"},
+	} {
+		if _, err := config.Load(env(with(bad...))); err == nil || !strings.Contains(err.Error(), bad[len(bad)-2]) {
+			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[len(bad)-2])
+		}
+	}
+}
