@@ -36,6 +36,10 @@ type OnSale struct {
 	// APIRateLimit and APIBurstLimit are the stage's default route throttling
 	// (requests/s, burst); 0 takes the constants of the same names.
 	APIRateLimit, APIBurstLimit int
+	// NotificationRateLimit and NotificationBurstLimit are the bank's
+	// notification route's own throttling (requests/s, burst); 0 takes the
+	// constants of the same names.
+	NotificationRateLimit, NotificationBurstLimit int
 }
 
 // An on-demand table and each of its indexes start warm for this many units
@@ -56,6 +60,7 @@ func ParseOnSale(get func(name string) any) (OnSale, error) {
 		"tableWarmReads": &o.TableWarmReads, "tableWarmWrites": &o.TableWarmWrites,
 		"indexWarmReads": &o.IndexWarmReads, "indexWarmWrites": &o.IndexWarmWrites,
 		"apiRateLimit": &o.APIRateLimit, "apiBurstLimit": &o.APIBurstLimit,
+		"notificationRateLimit": &o.NotificationRateLimit, "notificationBurstLimit": &o.NotificationBurstLimit,
 	}
 	for name, p := range ints {
 		var s string
@@ -178,6 +183,18 @@ func (o OnSale) throttle() (rate, burst float64) {
 	}
 	if o.APIBurstLimit > 0 {
 		burst = float64(o.APIBurstLimit)
+	}
+	return rate, burst
+}
+
+// notificationThrottle is the notification route's rate and burst limits.
+func (o OnSale) notificationThrottle() (rate, burst float64) {
+	rate, burst = NotificationRateLimit, NotificationBurstLimit
+	if o.NotificationRateLimit > 0 {
+		rate = float64(o.NotificationRateLimit)
+	}
+	if o.NotificationBurstLimit > 0 {
+		burst = float64(o.NotificationBurstLimit)
 	}
 	return rate, burst
 }
