@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -176,7 +177,12 @@ func (b *build) edge(e Edge, stage awsapigatewayv2.HttpStage, fns map[string]aws
 			CustomHeaders:      &map[string]*string{api.EdgeSecretHeader: value},
 		})
 	dist := awscloudfront.NewDistribution(b.stack, jsii.String("Edge"), &awscloudfront.DistributionProps{
-		Comment: jsii.String("tix " + b.stage + ": the API behind AWS WAF"),
+		// Standard access logs: every viewer request with its address,
+		// including those the web ACL refused.
+		EnableLogging: jsii.Bool(true),
+		LogBucket:     b.edgeLogs(),
+		LogFilePrefix: jsii.String("cloudfront/"),
+		Comment:       jsii.String("tix " + b.stage + ": the API behind AWS WAF"),
 		DefaultBehavior: &awscloudfront.BehaviorOptions{
 			Origin:               origin,
 			AllowedMethods:       awscloudfront.AllowedMethods_ALLOW_ALL(),
@@ -196,7 +202,6 @@ func (b *build) edge(e Edge, stage awsapigatewayv2.HttpStage, fns map[string]aws
 	})
 	nagSuppress(dist, map[string]string{
 		"AwsSolutions-CFR1": "No geo restriction: a public ticketing API sells to buyers wherever they are; an organizer who needs one adds a geo match rule to the web ACL.",
-		"AwsSolutions-CFR3": "No CloudFront access logs (an S3 bucket with ACLs): the web ACL's CloudWatch metrics and sampled requests show what the edge blocked, and the API stage's access logs and the functions' logs (with the viewer's address) record every request it forwards.",
 		"AwsSolutions-CFR4": "The distribution serves its own *.cloudfront.net name, whose CloudFront default certificate cannot have a minimum protocol version set; a custom domain with an ACM certificate (TLSv1.2_2021) is the operator's step. The origin connection is TLS 1.2 only.",
 	})
 	// The HTTP functions read the secret at start; TIX_EDGE_ONLY refuses
@@ -209,6 +214,30 @@ func (b *build) edge(e Edge, stage awsapigatewayv2.HttpStage, fns map[string]aws
 		}))
 	}
 	return dist
+}
+
+// edgeLogs is the bucket of the distribution's access logs. CloudFront's
+// standard logs are written with an ACL, so the bucket owner takes the
+// objects (BUCKET_OWNER_PREFERRED) instead of ACLs being off. Kept for
+// logRetention, then expired; the bucket is retained when the stack goes (a
+// bucket with objects cannot be deleted by CloudFormation) and empties itself.
+func (b *build) edgeLogs() awss3.Bucket {
+	days := 14.0
+	if b.prod {
+		days = 90
+	}
+	bucket := awss3.NewBucket(b.stack, jsii.String("EdgeLogs"), &awss3.BucketProps{
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_PREFERRED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		LifecycleRules:    &[]*awss3.LifecycleRule{{Enabled: jsii.Bool(true), Expiration: awscdk.Duration_Days(jsii.Number(days))}},
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+	})
+	nagSuppress(bucket, map[string]string{
+		"AwsSolutions-S1": "This bucket holds the distribution's access logs; logging its own accesses to another bucket would need a third, and so on. Access to it is through IAM only (public access blocked, TLS required).",
+	})
+	return bucket
 }
 
 // httpFunctions are the functions that serve routes of the API.

@@ -133,6 +133,15 @@ func TestEdgeDistribution(t *testing.T) {
 		if out := flat(templates[stage]["Outputs"].(map[string]any)["EdgeUrl"].(map[string]any)["Value"]); !strings.HasSuffix(out, ".DomainName}/v1") {
 			t.Errorf("%s: output EdgeUrl %s, want https://<distribution>/v1", stage, out)
 		}
+		logs := dc["Logging"].(map[string]any)
+		bucketID, bucket := only(t, stage, "AWS::S3::Bucket")
+		if refID(logs["Bucket"]) != bucketID || logs["Prefix"] != "cloudfront/" {
+			t.Errorf("%s: access logs %v, want the bucket %s", stage, logs, bucketID)
+		}
+		bp := props(bucket)
+		if bp["OwnershipControls"] == nil || bp["PublicAccessBlockConfiguration"] == nil || bp["BucketEncryption"] == nil || bp["LifecycleConfiguration"] == nil {
+			t.Errorf("%s: log bucket %v, want ownership controls, public access blocked, encryption and expiry", stage, bp)
+		}
 		edgeFunctionsRead(t, stage, secretID)
 	}
 }
