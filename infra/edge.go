@@ -118,14 +118,7 @@ func ParseEdge(get func(name string) any) (Edge, error) {
 
 // limits are the rate-based rules' limits.
 func (e Edge) limits() (all, writes float64) {
-	all, writes = EdgeRateLimit, EdgeWriteRateLimit
-	if e.RateLimit > 0 {
-		all = float64(e.RateLimit)
-	}
-	if e.WriteRateLimit > 0 {
-		writes = float64(e.WriteRateLimit)
-	}
-	return all, writes
+	return orDefault(e.RateLimit, EdgeRateLimit), orDefault(e.WriteRateLimit, EdgeWriteRateLimit)
 }
 
 // NeedsWAFStack: the stage's web ACL cannot be made in its own stack (not in

@@ -177,26 +177,20 @@ func (o OnSale) check() error {
 
 // throttle is the stage's rate and burst limits.
 func (o OnSale) throttle() (rate, burst float64) {
-	rate, burst = APIRateLimit, APIBurstLimit
-	if o.APIRateLimit > 0 {
-		rate = float64(o.APIRateLimit)
-	}
-	if o.APIBurstLimit > 0 {
-		burst = float64(o.APIBurstLimit)
-	}
-	return rate, burst
+	return orDefault(o.APIRateLimit, APIRateLimit), orDefault(o.APIBurstLimit, APIBurstLimit)
 }
 
 // notificationThrottle is the notification route's rate and burst limits.
 func (o OnSale) notificationThrottle() (rate, burst float64) {
-	rate, burst = NotificationRateLimit, NotificationBurstLimit
-	if o.NotificationRateLimit > 0 {
-		rate = float64(o.NotificationRateLimit)
+	return orDefault(o.NotificationRateLimit, NotificationRateLimit), orDefault(o.NotificationBurstLimit, NotificationBurstLimit)
+}
+
+// orDefault is a context value, or def when it is unset (0).
+func orDefault(v, def int) float64 {
+	if v > 0 {
+		return float64(v)
 	}
-	if o.NotificationBurstLimit > 0 {
-		burst = float64(o.NotificationBurstLimit)
-	}
-	return rate, burst
+	return float64(def)
 }
 
 // warm is a warm throughput, or nil when neither value is set.
