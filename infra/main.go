@@ -33,6 +33,19 @@
 //	provisionedConcurrency            e.g. orders=50: pre-started instances behind alias "live"
 //	                                  (billed per hour while set; unset: none)
 //	apiRateLimit, apiBurstLimit       the v1 stage's throttle (default 1000 and 2000 requests/s)
+//	notificationRateLimit,            the bank's notification route's own throttle
+//	notificationBurstLimit            (default 100 and 200 requests/s)
+//
+// Edge context (edge.go; README, Preparing an on-sale), off by default:
+//
+//	edge=true                         CloudFront with AWS WAF in front of the API (output EdgeUrl)
+//	edgeWebAclArn                     the web ACL (us-east-1) of a stack elsewhere: deploy
+//	                                  tix-<stage>-edge-waf first and pass its WebAclArn output;
+//	                                  a stack in us-east-1 makes its own
+//	edgeRateLimit, edgeWriteRateLimit requests, and order/hold creations, per IP per minute
+//	                                  (default 1000 and 120)
+//	edgeDirect=true                   keep the execute-api URL open to keyed requests
+//	                                  (default: only through the edge)
 //
 // Account and region come from CDK_DEPLOY_ACCOUNT/CDK_DEPLOY_REGION, else from
 // CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION (which the cdk CLI sets from the AWS
@@ -80,6 +93,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	edge, err := ParseEdge(func(name string) any { return app.Node().TryGetContext(jsii.String(name)) })
+	if err != nil {
+		return err
+	}
 	var keyIDs []string
 	for _, k := range strings.Split(contextString(app, "webhookKeyIds", ""), ",") {
 		if k = strings.TrimSpace(k); k != "" {
@@ -93,8 +110,29 @@ func run() error {
 			return fmt.Errorf("%s: missing; run `make build` first (make synth and make deploy do)", filepath.Join(assetDir(f.Name), "bootstrap"))
 		}
 	}
+	stackEnv := env()
+	region := ""
+	if stackEnv != nil && stackEnv.Region != nil {
+		region = *stackEnv.Region
+	}
+	if edge.On && region != edgeRegion {
+		// The web ACL of a stage outside us-east-1 lives in its own stack there.
+		account := ""
+		if stackEnv != nil && stackEnv.Account != nil {
+			account = *stackEnv.Account
+		}
+		if _, err := NewEdgeWAFStack(app, "tix-"+stage+"-edge-waf", &EdgeWAFProps{Account: account, Stage: stage, Edge: edge}); err != nil {
+			return err
+		}
+		if edge.NeedsWAFStack(region) {
+			fmt.Fprintf(os.Stderr, "infra: edge: a CloudFront web ACL must be in %s. Deploy tix-%s-edge-waf first (bootstrap %s once), "+
+				"then deploy with -c edgeWebAclArn=<its WebAclArn output>; tix-%s is not synthesized until then\n", edgeRegion, stage, edgeRegion, stage)
+			app.Synth(nil)
+			return nil
+		}
+	}
 	_, err = NewTixStack(app, "tix-"+stage, &TixStackProps{
-		StackProps:    awscdk.StackProps{Env: env()},
+		StackProps:    awscdk.StackProps{Env: stackEnv},
 		Stage:         stage,
 		AssetDir:      assetDir,
 		AlarmEmail:    contextString(app, "alarmEmail", ""),
@@ -105,6 +143,7 @@ func run() error {
 		OnSale:        onSale,
 		MailFrom:      contextString(app, "mailFrom", ""),
 		MailIdentity:  contextString(app, "mailIdentity", ""),
+		Edge:          edge,
 	})
 	if err != nil {
 		return err

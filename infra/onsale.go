@@ -36,6 +36,10 @@ type OnSale struct {
 	// APIRateLimit and APIBurstLimit are the stage's default route throttling
 	// (requests/s, burst); 0 takes the constants of the same names.
 	APIRateLimit, APIBurstLimit int
+	// NotificationRateLimit and NotificationBurstLimit are the bank's
+	// notification route's own throttling (requests/s, burst); 0 takes the
+	// constants of the same names.
+	NotificationRateLimit, NotificationBurstLimit int
 }
 
 // An on-demand table and each of its indexes start warm for this many units
@@ -56,6 +60,7 @@ func ParseOnSale(get func(name string) any) (OnSale, error) {
 		"tableWarmReads": &o.TableWarmReads, "tableWarmWrites": &o.TableWarmWrites,
 		"indexWarmReads": &o.IndexWarmReads, "indexWarmWrites": &o.IndexWarmWrites,
 		"apiRateLimit": &o.APIRateLimit, "apiBurstLimit": &o.APIBurstLimit,
+		"notificationRateLimit": &o.NotificationRateLimit, "notificationBurstLimit": &o.NotificationBurstLimit,
 	}
 	for name, p := range ints {
 		var s string
@@ -172,14 +177,20 @@ func (o OnSale) check() error {
 
 // throttle is the stage's rate and burst limits.
 func (o OnSale) throttle() (rate, burst float64) {
-	rate, burst = APIRateLimit, APIBurstLimit
-	if o.APIRateLimit > 0 {
-		rate = float64(o.APIRateLimit)
+	return orDefault(o.APIRateLimit, APIRateLimit), orDefault(o.APIBurstLimit, APIBurstLimit)
+}
+
+// notificationThrottle is the notification route's rate and burst limits.
+func (o OnSale) notificationThrottle() (rate, burst float64) {
+	return orDefault(o.NotificationRateLimit, NotificationRateLimit), orDefault(o.NotificationBurstLimit, NotificationBurstLimit)
+}
+
+// orDefault is a context value, or def when it is unset (0).
+func orDefault(v, def int) float64 {
+	if v > 0 {
+		return float64(v)
 	}
-	if o.APIBurstLimit > 0 {
-		burst = float64(o.APIBurstLimit)
-	}
-	return rate, burst
+	return float64(def)
 }
 
 // warm is a warm throughput, or nil when neither value is set.

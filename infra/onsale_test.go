@@ -15,7 +15,7 @@ func TestParseOnSale(t *testing.T) {
 	ctx := map[string]any{
 		"tableWarmReads": "60000", "tableWarmWrites": float64(40000), "indexWarmReads": "12000", "indexWarmWrites": "20000",
 		"reservedConcurrency": "catalog=400, holds=100,orders=400", "provisionedConcurrency": map[string]any{"orders": float64(20)},
-		"apiRateLimit": "30000", "apiBurstLimit": float64(10000),
+		"apiRateLimit": "30000", "apiBurstLimit": float64(10000), "notificationRateLimit": "300", "notificationBurstLimit": float64(600),
 	}
 	got, err := ParseOnSale(func(n string) any { return ctx[n] })
 	if err != nil {
@@ -31,10 +31,14 @@ func TestParseOnSale(t *testing.T) {
 	if r, b := none.throttle(); r != APIRateLimit || b != APIBurstLimit {
 		t.Errorf("default throttle %v/%v, want %d/%d", r, b, APIRateLimit, APIBurstLimit)
 	}
+	if r, b := none.notificationThrottle(); r != NotificationRateLimit || b != NotificationBurstLimit {
+		t.Errorf("default notification throttle %v/%v, want %d/%d", r, b, NotificationRateLimit, NotificationBurstLimit)
+	}
 	for name, bad := range map[string]map[string]any{
 		"tableWarmWrites":        {"tableWarmWrites": "1000"}, // below the on-demand baseline
 		"indexWarmReads":         {"indexWarmReads": "lots"},  // not a number
 		"apiRateLimit":           {"apiRateLimit": "-5"},      // negative
+		"notificationRateLimit":  {"notificationRateLimit": "fast"},
 		"reservedConcurrency":    {"reservedConcurrency": "orders"},
 		"payments":               {"reservedConcurrency": "payments=10"}, // no such function
 		"provisionedConcurrency": {"provisionedConcurrency": "orders=0"},

@@ -21,8 +21,8 @@ import (
 
 // TestNotificationRoute: POST /v1/payment-notifications/tbank reaches the
 // orders function without any authorizer (the bank has no API key: the Token
-// under the terminal's password authenticates it), and no route setting
-// throttles it below the stage.
+// under the terminal's password authenticates it), with its own throttle
+// (route settings), apart from the rest of the API's.
 func TestNotificationRoute(t *testing.T) {
 	for _, stage := range stages {
 		tm := tmpls[stage]
@@ -61,9 +61,27 @@ func TestNotificationRoute(t *testing.T) {
 		if !invokes {
 			t.Errorf("%s: no permission for the API to invoke orders on the notifications route", stage)
 		}
-		holds(t, stage+": no route setting overrides the stage's throttling", func() {
-			tm.AllResourcesProperties(jsii.String("AWS::ApiGatewayV2::Stage"), like(obj{"RouteSettings": assertions.Match_Absent()}))
+		rate, burst := float64(NotificationRateLimit), float64(NotificationBurstLimit)
+		if stage == ProdStage {
+			rate, burst = float64(prodOnSale.NotificationRateLimit), float64(prodOnSale.NotificationBurstLimit)
+		}
+		holds(t, stage+": the route's own throttle, apart from the stage's", func() {
+			tm.HasResourceProperties(jsii.String("AWS::ApiGatewayV2::Stage"), like(obj{
+				"ApiId": obj{"Ref": apiID}, "StageName": "v1",
+				"RouteSettings": assertions.Match_ObjectEquals(&map[string]any{
+					"POST /payment-notifications/tbank": obj{"ThrottlingRateLimit": rate, "ThrottlingBurstLimit": burst}}),
+			}))
 		})
+		stageID, st := only(t, stage, "AWS::ApiGatewayV2::Stage")
+		var routeID string
+		for id, r := range resources(t, stage, "AWS::ApiGatewayV2::Route") {
+			if props(r)["RouteKey"] == "POST /payment-notifications/tbank" {
+				routeID = id
+			}
+		}
+		if deps := fmt.Sprint(st["DependsOn"]); !strings.Contains(deps, routeID) {
+			t.Errorf("%s: stage %s depends on %s, want the route %s (a route setting needs its route)", stage, stageID, deps, routeID)
+		}
 	}
 	if NotificationRoutePath != "/payment-notifications/tbank" {
 		t.Errorf("NotificationRoutePath %q: T-Bank is given <public URL>/v1/payment-notifications/tbank", NotificationRoutePath)

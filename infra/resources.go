@@ -242,7 +242,8 @@ func (b *build) sweep(timers awslambda.Function) {
 // gateway: the app answers preflights itself (OPTIONS reaches the functions
 // through the ANY routes). No default stage: the only stage is v1, so the URL
 // path carries the API version. A function with provisioned concurrency is
-// invoked through its "live" alias; the stage's throttle is on's.
+// invoked through its "live" alias; the stage's throttle is on's, and the
+// bank's notification route has its own.
 func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv2.HttpStage {
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range Functions {
@@ -265,19 +266,23 @@ func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv
 		}
 	}
 	sort.Strings(keys)
+	var notifications *[]awsapigatewayv2.HttpRoute
 	for _, k := range keys {
 		method, path, ok := strings.Cut(k, " ")
 		if !ok {
 			panic(fmt.Sprintf("Routes: %q is not METHOD /path", k))
 		}
-		api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+		routes := api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 			Path:        jsii.String(path),
 			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(method)},
 			Integration: integrations[Routes[k]],
 		})
+		if path == NotificationRoutePath {
+			notifications = routes
+		}
 	}
 	rate, burst := on.throttle()
-	return awsapigatewayv2.NewHttpStage(b.stack, jsii.String("ApiStageV1"), &awsapigatewayv2.HttpStageProps{
+	stage := awsapigatewayv2.NewHttpStage(b.stack, jsii.String("ApiStageV1"), &awsapigatewayv2.HttpStageProps{
 		HttpApi:    api,
 		StageName:  jsii.String("v1"),
 		AutoDeploy: jsii.Bool(true),
@@ -286,4 +291,15 @@ func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv
 			BurstLimit: jsii.Number(burst),
 		},
 	})
+	// The bank's route gets its own throttle (NotificationRateLimit). A route
+	// setting names a route key that must exist when the stage is created.
+	nRate, nBurst := on.notificationThrottle()
+	cfn := stage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
+	cfn.SetRouteSettings(map[string]any{
+		"POST " + NotificationRoutePath: map[string]any{"ThrottlingRateLimit": nRate, "ThrottlingBurstLimit": nBurst},
+	})
+	for _, r := range *notifications {
+		stage.Node().AddDependency(r)
+	}
+	return stage
 }

@@ -85,7 +85,8 @@ func TestSecretsAccess(t *testing.T) {
 }
 
 // TestCdkNag runs cdk-nag's AWS Solutions rule pack (scripts/cdknag.js, the
-// pinned npm packages of scripts/) over the dev and prod templates: any error
+// pinned npm packages of scripts/) over the dev and prod templates and the
+// edge's (edge_test.go): any error
 // or warning the script does not acknowledge with a reason fails.
 func TestCdkNag(t *testing.T) {
 	if _, err := os.Stat("../scripts/node_modules/cdk-nag"); err != nil {
@@ -96,7 +97,7 @@ func TestCdkNag(t *testing.T) {
 	if os.Getenv("TIX_CDKNAG_ALL") != "" {
 		args = append(args, "--all") // the acknowledged findings too (counting them)
 	}
-	for _, stage := range stages {
+	for _, stage := range append(stages, edgeStage, edgeARNStage, edgeWAFStage) {
 		b, err := json.Marshal(templates[stage])
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -57,6 +58,9 @@ type TixStackProps struct {
 	// MailIdentity is the SES identity the stack creates: MailFrom itself or
 	// its domain (or a parent domain). Empty: the operator verified one already.
 	MailIdentity string
+	// Edge puts CloudFront with AWS WAF in front of the API (edge.go; context
+	// edge=true, edgeWebAclArn, ...). Zero: none.
+	Edge Edge
 }
 
 // Function is one of tix's Lambdas: functions/<Name>/main.go.
@@ -158,17 +162,25 @@ const (
 	// in flight, whatever the backlog, so a burst cannot exhaust the account's
 	// Lambda concurrency (1,000 by default) that the API needs.
 	DeliverMaxConcurrency = 20
-	// API stage throttling: the steady rate and burst the whole API accepts
-	// before answering 429. The account limit (10,000 rps) is shared by every API
-	// in the region; 1,000 rps of ~50 ms calls is ~50 concurrent Lambdas, and a
-	// 2,000 burst absorbs an on-sale spike. Per-key limits are the app's own.
-	// The notifications route has no limit of its own (no RouteSettings): it
-	// takes the stage's, never a lower one. A payment can be confirmed as fast
-	// as orders are created, and a throttled notification (429) waits for the
-	// bank's next retry while its order's expiry comes closer; reconciliation
-	// asks the bank at the expiry in any case.
+	// API stage throttling: the v1 stage's default route throttling, the
+	// steady rate and burst accepted before answering 429; a route with a
+	// setting of its own (the bank's, below) is throttled by that instead,
+	// separately from the rest of the API. The account limit
+	// (10,000 rps) is shared by every API in the region; 1,000 rps of ~50 ms
+	// calls is ~50 concurrent Lambdas, and a 2,000 burst absorbs an on-sale
+	// spike. Per-key limits are the app's own.
 	APIRateLimit  = 1000
 	APIBurstLimit = 2000
+	// The bank's notification route (POST /payment-notifications/tbank, no
+	// key) has its own, lower throttle: a flood of forged notifications
+	// (each verified, then answered by a GetState call to the bank) takes at
+	// most this much of the account's rate and of the orders function's
+	// concurrency, which order creation shares. The bank's genuine
+	// notifications come at a few per payment; one refused with 429 is
+	// retried by the bank, and reconciliation asks the bank at the order's
+	// expiry in any case. Context notificationRateLimit/notificationBurstLimit.
+	NotificationRateLimit  = 100
+	NotificationBurstLimit = 200
 	// BankHeadroom: an Acquirer function's timeout is at least
 	// TIX_TBANK_TIMEOUT plus this, for the DynamoDB work around a bank call
 	// that takes its whole timeout.
@@ -187,6 +199,8 @@ var stackOwned = map[string]bool{
 	"TIX_PUBLIC_URL": true, "TIX_TBANK_API_URL": true,
 	// Context mailFrom sets these (mail.go).
 	"TIX_MAIL_SENDER": true, "TIX_MAIL_FROM": true, "TIX_SES_CONFIGURATION_SET": true,
+	// Context edge sets these (edge.go).
+	"TIX_EDGE_SECRET": true, "TIX_EDGE_SECRET_ARN": true, "TIX_EDGE_ONLY": true,
 	// The emulator endpoints are for the local stack only.
 	"TIX_DYNAMODB_ENDPOINT": true, "TIX_SQS_ENDPOINT": true,
 }
@@ -209,6 +223,8 @@ func CheckSettings(settings map[string]string) error {
 			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context publicUrl or tbankApiUrl", name))
 		case name == "TIX_MAIL_SENDER" || name == "TIX_MAIL_FROM" || name == "TIX_SES_CONFIGURATION_SET":
 			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context mailFrom (and mailIdentity)", name))
+		case strings.HasPrefix(name, "TIX_EDGE_"):
+			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context edge (and edgeDirect)", name))
 		case stackOwned[name]:
 			errs = append(errs, fmt.Sprintf("%s is set by the stack and cannot be overridden", name))
 		}
@@ -287,6 +303,9 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEdge(props); err != nil {
+		return nil, err
+	}
 	b := newBuild(scope, id, props)
 	b.mailOn = mailing.from != ""
 	key, cursorSecret, keyringSecret := newSecrets(b.stack, b.stage, b.prefix, b.prod, b.removal)
@@ -322,6 +341,10 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	b.sweep(fns["timers"])
 	apiStage := b.api(fns, props.OnSale)
 	notificationURL := b.acquirerEnv(fns, apiStage.Api(), live)
+	var edge awscloudfront.Distribution
+	if props.Edge.On {
+		edge = b.edge(props.Edge, apiStage, fns, key)
+	}
 	apiAccessLogs(b.stack, apiStage, b.prefix, b.logRetention, b.removal)
 	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs)
 
@@ -334,6 +357,10 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	out("WebhookKeyringSecretArn", "Secrets Manager secret of the TIX_WEBHOOK_KEYRING keys", keyringSecret.Ref())
 	out("AlarmTopicArn", "SNS topic of the alarms (subscribe on-call here)", topic.TopicArn())
 	out("PaymentNotificationUrl", "Where T-Bank posts payment notifications (NotificationURL of every live payment)", notificationURL)
+	if edge != nil {
+		out("EdgeUrl", "Base URL of the API through CloudFront and AWS WAF (give clients this one)",
+			awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("https://"), edge.DistributionDomainName(), jsii.String("/v1")}))
+	}
 	return b.stack, nil
 }
 

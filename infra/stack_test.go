@@ -50,7 +50,8 @@ var (
 	prodMailFrom, prodMailIdentity = "tickets@tix.example", "tix.example"
 	prodOnSale                     = OnSale{TableWarmReads: 60000, TableWarmWrites: 40000, IndexWarmReads: 12000, IndexWarmWrites: 20000,
 		Reserved:    map[string]int{"catalog": 400, "holds": 100, "orders": 400},
-		Provisioned: map[string]int{"orders": 20}, APIRateLimit: 30000, APIBurstLimit: 10000}
+		Provisioned: map[string]int{"orders": 20}, APIRateLimit: 30000, APIBurstLimit: 10000,
+		NotificationRateLimit: 300, NotificationBurstLimit: 600}
 )
 
 func TestMain(m *testing.M) {
@@ -98,7 +99,7 @@ func synthAll() error {
 	if err := json.Unmarshal(raw, &cdkJSON); err != nil {
 		return fmt.Errorf("cdk.json: %w", err)
 	}
-	for _, stage := range []string{"dev", ProdStage} {
+	for _, stage := range []string{"dev", ProdStage, edgeStage, edgeARNStage, edgeWAFStage} {
 		out, err := os.MkdirTemp("", "tix-infra-cdk-out-")
 		if err != nil {
 			return err
@@ -109,13 +110,25 @@ func synthAll() error {
 			Stage:    stage,
 			AssetDir: func(name string) string { return filepath.Join(assets, name) },
 		}
-		if stage == ProdStage {
+		switch stage {
+		case ProdStage:
 			props.AlarmEmail, props.WebhookKeyIDs, props.Settings = prodEmail, prodKeyIDs, prodSettings
 			props.PublicURL, props.TBankAPIURL = prodPublicURL+"/", prodTBankURL // the trailing slash is dropped
 			props.OnSale = prodOnSale
 			props.MailFrom, props.MailIdentity = prodMailFrom, prodMailIdentity
+		case edgeStage: // in us-east-1: the stack makes its web ACL
+			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(edgeAccount), Region: jsii.String("us-east-1")}
+			props.Edge = edgeProps
+		case edgeARNStage: // elsewhere: the web ACL by ARN, keyed requests also direct
+			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(edgeAccount), Region: jsii.String("eu-central-1")}
+			props.Edge = Edge{On: true, WebACLArn: edgeWebACLArn, Direct: true}
 		}
-		stack, err := NewTixStack(app, "tix-"+stage, props)
+		var stack awscdk.Stack
+		if stage == edgeWAFStage {
+			stack, err = NewEdgeWAFStack(app, "tix-dev-edge-waf", &EdgeWAFProps{Account: edgeAccount, Stage: "dev", Edge: Edge{On: true}})
+		} else {
+			stack, err = NewTixStack(app, "tix-"+stage, props)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", stage, err)
 		}

@@ -120,6 +120,9 @@ type Server struct {
 	// Email, when set, adds the buyer's email status to GET /orders/{id} for
 	// secret keys with orders:read.
 	Email OrderEmails
+	// Edge is the CloudFront distribution in front of the API, if any
+	// (edge.go): whose client address to believe.
+	Edge Edge
 
 	keys  keyCache
 	spent spentCounters
@@ -290,6 +293,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if path == "" {
 		path = "/"
 	}
+	r, viaEdge := rt.s.viaEdge(r)
 	isHealth := path == "/health"
 	if !isHealth {
 		id := newRequestID()
@@ -341,6 +345,10 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A poll token stands in for a key on the order status routes (contract
 	// section 5 rule 8); the handler checks it.
 	byPollToken := match.pollToken && hasPollToken(r)
+	if rt.s.Edge.Only && !viaEdge && !match.public {
+		writeError(w, r, errNotViaEdge)
+		return
+	}
 	if !match.public && !byPollToken {
 		var err error
 		if r, err = rt.s.authenticate(w, r, match); err != nil {

@@ -19,6 +19,7 @@ import (
 const (
 	CursorSecretARN = "TIX_CURSOR_SECRET_ARN"   // plain secret string: TIX_CURSOR_SECRET
 	KeyringARN      = "TIX_WEBHOOK_KEYRING_ARN" // JSON object {"k1": "<base64 of 32 bytes>", ...}
+	EdgeSecretARN   = "TIX_EDGE_SECRET_ARN"     // plain secret string: TIX_EDGE_SECRET (with -c edge=true)
 	// KeyringIDs orders the keyring secret's ids, the sealing one first
 	// ("k2,k1"); it may be empty when the secret holds one key.
 	KeyringIDs = "TIX_WEBHOOK_KEYRING_IDS"
@@ -29,7 +30,7 @@ type SecretGetter interface {
 	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
 }
 
-// secretTimeout bounds reading both secrets at start (SDK retries included).
+// secretTimeout bounds reading the secrets at start (SDK retries included).
 const secretTimeout = 5 * time.Second
 
 // SecretsFromEnv is ResolveSecrets with a Secrets Manager client built from the
@@ -37,8 +38,10 @@ const secretTimeout = 5 * time.Second
 // stack and the tests never call AWS.
 func SecretsFromEnv(ctx context.Context, getenv func(string) string) (func(string) string, error) {
 	arn := getenv(CursorSecretARN)
-	if arn == "" {
-		arn = getenv(KeyringARN)
+	for _, name := range []string{KeyringARN, EdgeSecretARN} {
+		if arn == "" {
+			arn = getenv(name)
+		}
 	}
 	if arn == "" {
 		return ResolveSecrets(ctx, getenv, nil)
@@ -56,8 +59,8 @@ func SecretsFromEnv(ctx context.Context, getenv func(string) string) (func(strin
 	return ResolveSecrets(ctx, getenv, secretsmanager.NewFromConfig(cfg))
 }
 
-// ResolveSecrets returns getenv with TIX_CURSOR_SECRET and TIX_WEBHOOK_KEYRING
-// read from Secrets Manager through sm when their _ARN variable is set. A
+// ResolveSecrets returns getenv with TIX_CURSOR_SECRET, TIX_WEBHOOK_KEYRING
+// and TIX_EDGE_SECRET read from Secrets Manager through sm when their _ARN variable is set. A
 // variable set both ways is an error, so that a stale value cannot shadow the
 // secret.
 func ResolveSecrets(ctx context.Context, getenv func(string) string, sm SecretGetter) (func(string) string, error) {
@@ -72,7 +75,7 @@ func ResolveSecrets(ctx context.Context, getenv func(string) string, sm SecretGe
 		errs = append(errs, err)
 		mu.Unlock()
 	}
-	// fetch reads one secret; both are read at once (one round trip at start).
+	// fetch reads one secret; all are read at once (one round trip at start).
 	fetch := func(name, arnVar string, use func(string) (string, error)) {
 		arn := strings.TrimSpace(getenv(arnVar))
 		switch {
@@ -106,6 +109,7 @@ func ResolveSecrets(ctx context.Context, getenv func(string) string, sm SecretGe
 		})
 	}
 	fetch("TIX_CURSOR_SECRET", CursorSecretARN, func(v string) (string, error) { return v, nil })
+	fetch("TIX_EDGE_SECRET", EdgeSecretARN, func(v string) (string, error) { return v, nil })
 	fetch("TIX_WEBHOOK_KEYRING", KeyringARN, func(v string) (string, error) { return Keyring(v, getenv(KeyringIDs)) })
 	wg.Wait()
 	if len(errs) > 0 {

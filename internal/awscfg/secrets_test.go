@@ -175,3 +175,30 @@ func TestKeyring_OneKeyNeedsNoOrder(t *testing.T) {
 		t.Error("a keyring secret that is not a JSON object was accepted")
 	}
 }
+
+// TestResolveSecrets_EdgeSecret: with the edge on, the stack passes
+// TIX_EDGE_SECRET_ARN; the value is read like the cursor secret and the
+// configuration takes it.
+func TestResolveSecrets_EdgeSecret(t *testing.T) {
+	const edgeARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tix-dev/edge-secret-MnOpQr"
+	edge := strings.Repeat("e", 48)
+	f := &fakeSecretsManager{secrets: map[string]string{cursorARN: "cursor-secret-from-secrets-manager", edgeARN: edge}}
+	getenv, err := awscfg.ResolveSecrets(context.Background(), env(map[string]string{
+		awscfg.CursorSecretARN: cursorARN, awscfg.EdgeSecretARN: edgeARN, "TIX_EDGE_ONLY": "true",
+		"TIX_WEBHOOK_KEYRING": config.LocalKeyring,
+	}), client(t, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		t.Fatalf("config.Load over the secrets: %v", err)
+	}
+	if cfg.Edge.Secret != edge || !cfg.Edge.Only {
+		t.Errorf("edge %+v, want the secret's value and only", cfg.Edge)
+	}
+	if _, err := awscfg.ResolveSecrets(context.Background(), env(map[string]string{
+		awscfg.EdgeSecretARN: edgeARN, "TIX_EDGE_SECRET": edge}), client(t, f)); err == nil || !strings.Contains(err.Error(), "TIX_EDGE_SECRET and "+awscfg.EdgeSecretARN) {
+		t.Errorf("set both ways: %v, want an error naming both", err)
+	}
+}

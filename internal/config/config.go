@@ -44,6 +44,7 @@ type Config struct {
 	Payments         Payments
 	Webhooks         Webhooks
 	Mail             Mail
+	Edge             Edge
 	LogFormat        string // TIX_LOG_FORMAT: json | text
 	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
 }
@@ -140,6 +141,9 @@ var Vars = []Var{
 	{"TIX_SMTP_USERNAME", "", "with smtp: AUTH PLAIN user (only over TLS or to localhost); empty = no AUTH"},
 	{"TIX_SMTP_PASSWORD", "", "with smtp: AUTH PLAIN password"},
 	{"TIX_SES_CONFIGURATION_SET", "", "with ses: the configuration set each message is sent with (its bounce and complaint events); empty = none"},
+	{"TIX_EDGE_SECRET", "", "with a CloudFront edge in front of the API: the secret it adds as the Tix-Edge-Secret origin header; only requests carrying it have their client IP taken from CloudFront-Viewer-Address (at least 32 visible ASCII characters; empty = no edge, that header is ignored)"},
+	{"TIX_EDGE_SECRET_ARN", "", "on AWS: ARN of the Secrets Manager secret holding TIX_EDGE_SECRET, read once at start (the stack sets it with -c edge=true; set one of the two)"},
+	{"TIX_EDGE_ONLY", "false", "with TIX_EDGE_SECRET: true refuses (403 forbidden) keyed requests that did not come through the edge, so its WAF cannot be bypassed; /health, the API reference and the bank's notifications stay reachable"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
@@ -173,6 +177,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	c.Webhooks = r.webhooks()
 	c.Mail = r.mail()
+	c.Edge = r.edge()
 	r.check(c)
 	if len(r.errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(r.errs...))

@@ -11,6 +11,15 @@ import (
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// withBase is a valid minimal environment with the given name, value pairs set.
+func withBase(kv ...string) map[string]string {
+	m := map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
 func TestLoad_DefaultsAreTheContractFigures(t *testing.T) {
 	c, err := config.Load(env(map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}))
 	if err != nil {
@@ -77,22 +86,12 @@ func TestLoad_BadKeyringAndScheduleSayWhy(t *testing.T) {
 }
 
 func TestLoad_Mail(t *testing.T) {
-	base := map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}
+	base := withBase()
 	c, err := config.Load(env(base))
 	if err != nil || c.Mail.Sender != "none" || c.Mail.SMTPAddr != "127.0.0.1:1025" {
 		t.Fatalf("mail defaults: %+v, %v", c.Mail, err)
 	}
-	with := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
-	c, err = config.Load(env(with("TIX_MAIL_SENDER", "ses", "TIX_MAIL_FROM", "Tix <tickets@tix.example>", "TIX_SES_CONFIGURATION_SET", "tix")))
+	c, err = config.Load(env(withBase("TIX_MAIL_SENDER", "ses", "TIX_MAIL_FROM", "Tix <tickets@tix.example>", "TIX_SES_CONFIGURATION_SET", "tix")))
 	if err != nil || c.Mail.From != "tickets@tix.example" || c.Mail.SESConfigurationSet != "tix" {
 		t.Fatalf("ses: %+v, %v", c.Mail, err)
 	}
@@ -103,8 +102,33 @@ func TestLoad_Mail(t *testing.T) {
 		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "t@x.example", "TIX_SMTP_ADDR", "nohost"},
 		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "t@x.example", "TIX_SMTP_TLS", "ssl3"},
 	} {
-		_, err := config.Load(env(with(bad...)))
+		_, err := config.Load(env(withBase(bad...)))
 		if err == nil || !strings.Contains(err.Error(), bad[len(bad)-2]) {
+			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[len(bad)-2])
+		}
+	}
+}
+
+// TestLoad_Edge: no edge by default; a secret long enough and visible
+// turns it on; TIX_EDGE_ONLY needs the secret.
+func TestLoad_Edge(t *testing.T) {
+	base := withBase()
+	c, err := config.Load(env(base))
+	if err != nil || c.Edge != (config.Edge{}) {
+		t.Fatalf("defaults: %+v, %v; want no edge", c.Edge, err)
+	}
+	secret := strings.Repeat("s", config.MinEdgeSecret)
+	c, err = config.Load(env(withBase("TIX_EDGE_SECRET", secret, "TIX_EDGE_ONLY", "true")))
+	if err != nil || c.Edge.Secret != secret || !c.Edge.Only {
+		t.Fatalf("edge: %+v, %v", c.Edge, err)
+	}
+	for _, bad := range [][]string{
+		{"TIX_EDGE_SECRET", "short"},
+		{"TIX_EDGE_SECRET", strings.Repeat("s", 20) + " " + strings.Repeat("s", 20)},
+		{"TIX_EDGE_ONLY", "true"},
+		{"TIX_EDGE_SECRET", secret, "TIX_EDGE_ONLY", "yes"},
+	} {
+		if _, err := config.Load(env(withBase(bad...))); err == nil || !strings.Contains(err.Error(), bad[len(bad)-2]) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[len(bad)-2])
 		}
 	}
