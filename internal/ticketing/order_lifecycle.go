@@ -308,6 +308,8 @@ func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 		return err
 	case TimerPaymentCheck, TimerRefundCheck:
 		return s.reconcile(ctx, o, t)
+	case TimerStrayCheck:
+		return s.checkStrays(ctx, o)
 	case TimerRefundSettle:
 		if r := o.Refund; o.Status == OrderPaid && r != nil && r.SettleAt != nil && now.Before(*r.SettleAt) {
 			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: *r.SettleAt})
