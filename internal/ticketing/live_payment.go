@@ -42,6 +42,10 @@ func (s *Sales) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) erro
 	ours := o.Payment != nil && o.Payment.ID == u.PaymentID
 	switch u.Status {
 	case PaymentPaid:
+		if o.Payment == nil && o.Status == OrderPending {
+			// Its creation has not recorded the payment yet: this may be it.
+			return fmt.Errorf("order %s has no payment recorded yet; payment %s is looked at again later", o.ID, u.PaymentID)
+		}
 		if !ours || u.Amount != o.TotalPrice {
 			return s.refundStray(ctx, o, u)
 		}
