@@ -312,3 +312,39 @@ func mustDue(t *testing.T, d *domain, at time.Time) []ticketing.Timer {
 	}
 	return due
 }
+
+// A refund made at the bank, outside tix: in full, the order follows it
+// (refunded, stock back, order.refunded); in part, the order stays paid,
+// flagged, its owners alerted once, and tix refuses to refund the rest.
+func TestApplyPaymentUpdate_FollowsRefundsMadeAtTheBank(t *testing.T) {
+	d, _ := liveDomain(t)
+	alerts := &alertLog{}
+	d.sales.Alerts = alerts
+	full := d.order(t, "outside-full", gaOrder(2))
+	d.update(t, full, ticketing.PaymentPaid, full.TotalPrice)
+	d.update(t, full, ticketing.PaymentRefunded, full.TotalPrice)
+	d.update(t, full, ticketing.PaymentRefunded, full.TotalPrice)
+	got := d.get(t, full.ID)
+	if got.Status != ticketing.OrderRefunded || got.Refund == nil || got.Refund.Status != ticketing.RefundCompleted ||
+		got.OutsideRefund == nil || got.OutsideRefund.Kind != ticketing.OutsideRefundFull || d.liveSold(t) != 0 {
+		t.Fatalf("order %s refund %+v outside %+v sold %d: want refunded in full, stock back", got.Status, got.Refund, got.OutsideRefund, d.liveSold(t))
+	}
+	part := d.order(t, "outside-part", gaOrder(1))
+	d.update(t, part, ticketing.PaymentPaid, part.TotalPrice)
+	d.update(t, part, ticketing.PaymentPartlyRefunded, part.TotalPrice)
+	d.update(t, part, ticketing.PaymentPartlyRefunded, part.TotalPrice)
+	got = d.get(t, part.ID)
+	if got.Status != ticketing.OrderPaid || got.OutsideRefund == nil || got.OutsideRefund.Kind != ticketing.OutsideRefundPartial || alerts.n != 1 {
+		t.Fatalf("order %s outside %+v alerts %d: want paid, flagged partial, one alert", got.Status, got.OutsideRefund, alerts.n)
+	}
+	if _, err := d.sales.RefundOrder(context.Background(), d.c.Tenant, part.ID, nil); !ticketing.IsCode(err, ticketing.CodeConflict) {
+		t.Errorf("refund of a partly refunded order: %v, want conflict", err)
+	}
+}
+
+type alertLog struct{ n int }
+
+func (a *alertLog) PartlyRefundedOutside(context.Context, string, string, string, time.Time) error {
+	a.n++
+	return nil
+}

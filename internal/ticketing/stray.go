@@ -129,8 +129,12 @@ func (s *Sales) checkStrays(ctx context.Context, o *Order) error {
 
 // checkStray asks the acquirer about one stray payment and records the answer.
 func (s *Sales) checkStray(ctx context.Context, o *Order, p *StrayPayment, old Timer) error {
-	st := s.stater(ctx, o)
-	if st == nil {
+	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
+	if err != nil {
+		return err
+	}
+	st, ok := prov.(PaymentStater)
+	if !ok {
 		return errors.New("stray check: the order's acquirer cannot be asked; will retry")
 	}
 	u, err := st.PaymentState(ctx, p.PaymentID)
