@@ -103,7 +103,7 @@ func strictNotification(body []byte) (Notification, error) {
 	}
 	if raw, ok := root["Success"]; ok {
 		if err := n.Success.UnmarshalJSON(raw); err != nil {
-			return Notification{}, fmt.Errorf("Success: %v", err)
+			return Notification{}, fmt.Errorf("member Success: %v", err)
 		}
 	}
 	n.Amount, err = integer(root, "Amount")
