@@ -88,7 +88,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		if err != nil {
 			return err
 		}
-		return sales.ApplyPaymentUpdate(ctx, u)
+		return sales.PaymentNotified(ctx, u)
 	}
 	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
 	if err := enableMail(ctx, a); err != nil {
@@ -156,12 +156,14 @@ func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Sched
 	if c == nil {
 		c = clock.System{}
 	}
-	return &ticketing.Sales{
+	s := &ticketing.Sales{
 		Store: st, Timers: timers, Clock: c,
 		Payments:   NewPayments(cfg, nil, nil, c).Provider,
 		Settings:   SalesSettings(cfg),
 		EventCache: ticketing.NewEventCache(ticketing.DefaultEventCacheTTL),
 	}
+	s.Strays, _ = st.(ticketing.StrayStore)
+	return s
 }
 
 // SalesSettings are the sales durations and limits of the configuration.
@@ -225,6 +227,7 @@ func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
 	a.Email = &email.Service{Store: a.Store, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
 		Clock: a.Webhooks.Clock, Settings: email.DefaultSettings}
 	a.Webhooks.Mail = a.Email
+	a.Sales.Alerts = a.Email
 	a.Server.Email = a.Email
 	a.Server.KeyIPs = &email.IPWatch{Store: a.Store, Mail: a.Email}
 	return a.Email

@@ -32,6 +32,7 @@ type liveStack struct {
 	app      *app.App
 	sim      *tbanksim.Server
 	api      string // base URL of /v1
+	simURL   string // the simulator's base URL
 	sk       string // sk_live of the organizer
 	hooks    *published
 	terminal string
@@ -48,6 +49,7 @@ const (
 type liveOptions struct {
 	orderTTL, checkGrace, refundCheck, bankTimeout time.Duration
 	capacity                                       int
+	mail                                           bool // email on (SMTP to MailDev): owner alerts are written
 }
 
 func newLiveStack(t *testing.T, o liveOptions) *liveStack {
@@ -77,6 +79,9 @@ func newLiveStack(t *testing.T, o liveOptions) *liveStack {
 		"TIX_REFUND_CHECK_INTERVAL": o.refundCheck.String(), "TIX_TBANK_TIMEOUT": o.bankTimeout.String(),
 		"TIX_PAYMENT_ACCOUNT_CACHE_TTL": "0s", "TIX_LOG_LEVEL": "warn",
 	}
+	if o.mail {
+		vars["TIX_MAIL_SENDER"], vars["TIX_SMTP_ADDR"], vars["TIX_MAIL_FROM"] = "smtp", testenv.SMTPEndpoint(t), "tickets@tix.localhost"
+	}
 	cfg, err := config.Load(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +97,7 @@ func newLiveStack(t *testing.T, o liveOptions) *liveStack {
 	mu.Lock()
 	handler = a.Server.Handler()
 	mu.Unlock()
-	s := &liveStack{t: t, app: a, sim: sim, api: apiSrv.URL + "/v1", terminal: "TixLiveE2E", password: "e2e-terminal-password"}
+	s := &liveStack{t: t, app: a, sim: sim, api: apiSrv.URL + "/v1", simURL: simSrv.URL, terminal: "TixLiveE2E", password: "e2e-terminal-password"}
 	s.seed(ctx, o.capacity)
 	s.hooks = &published{inner: a.Sales.Events, st: a.Store}
 	a.Sales.Events = s.hooks

@@ -93,9 +93,12 @@ func TestLive_LostNotificationIsRecoveredByReconciliation(t *testing.T) {
 }
 
 // A forged notification (wrong token, unknown terminal, no token) is a 403
-// and changes nothing; the genuine one is answered OK.
+// and changes nothing. A signed one is only a hint: claiming CONFIRMED while
+// the bank has the payment unpaid pays nothing; once the bank has it paid
+// (its own notification lost), the same body makes tix look and pay.
 func TestLive_ForgedNotificationChangesNothing(t *testing.T) {
 	s := newLiveStack(t, quick)
+	s.sim.SetFaults(tbanksim.Faults{Lose: true})
 	_, o := s.order("e2e-forged", 1)
 	id := o["id"].(string)
 	pid := s.sim.Payments(id)[0].ID
@@ -114,6 +117,15 @@ func TestLive_ForgedNotificationChangesNothing(t *testing.T) {
 		t.Fatalf("after forged notifications the order is %s, want pending", st)
 	}
 	genuine, _ := tbank.SignNotification([]byte(body), s.password)
+	if code, text := s.notify(string(genuine)); code != http.StatusOK || text != "OK" {
+		t.Fatalf("signed notification before the payment: %d %q, want 200 OK", code, text)
+	}
+	if st := s.status(id); st != "pending" {
+		t.Fatalf("a signed CONFIRMED the bank does not confirm made the order %s, want pending (the bank is asked)", st)
+	}
+	if _, err := s.sim.Settle(id, tbanksim.Pay); err != nil {
+		t.Fatal(err)
+	}
 	for range 2 {
 		if code, text := s.notify(string(genuine)); code != http.StatusOK || text != "OK" {
 			t.Fatalf("genuine notification: %d %q, want 200 OK", code, text)

@@ -113,7 +113,8 @@ func (p *Payments) live(a *ticketing.PaymentAccount) (*payment.Live, error) {
 	}, nil
 }
 
-// Notifications verifies T-Bank notifications against the terminals' passwords.
+// Notifications verifies T-Bank notifications against the terminals' passwords
+// (terminals found, or not, cached for TerminalCache).
 func (p *Payments) Notifications() *payment.TBankNotifications {
 	return &payment.TBankNotifications{
 		Account: func(ctx context.Context, terminalKey string) (*ticketing.PaymentAccount, error) {
@@ -122,5 +123,6 @@ func (p *Payments) Notifications() *payment.TBankNotifications {
 		Password: func(a *ticketing.PaymentAccount) (string, error) {
 			return p.Box.Open(a.SealedPassword, payment.PasswordAAD(a))
 		},
+		CacheTTL: p.Settings.TerminalCache, Now: p.Clock.Now,
 	}
 }

@@ -57,6 +57,8 @@ type Payments struct {
 	CheckGrace   time.Duration // TIX_PAYMENT_CHECK_GRACE
 	RefundCheck  time.Duration // TIX_REFUND_CHECK_INTERVAL
 	AccountCache time.Duration // TIX_PAYMENT_ACCOUNT_CACHE_TTL
+	// TerminalCache: TIX_PAYMENT_TERMINAL_CACHE_TTL
+	TerminalCache time.Duration
 }
 
 // Webhooks are the webhook delivery settings (TIX_WEBHOOK_*, TIX_SWEEP_*).
@@ -118,6 +120,7 @@ var Vars = []Var{
 	{"TIX_PAYMENT_CHECK_GRACE", "15m", "a cancelled live order's payment is asked for again this long after it was cancelled (reconciliation)"},
 	{"TIX_REFUND_CHECK_INTERVAL", "10m", "how often reconciliation asks the bank how a live refund is going, until it is settled"},
 	{"TIX_PAYMENT_ACCOUNT_CACHE_TTL", "1m", "how long a process reuses an organizer's terminal settings it read (a reconnected terminal takes effect within it)"},
+	{"TIX_PAYMENT_TERMINAL_CACHE_TTL", "5s", "how long the payment-notification route reuses a terminal it looked up, or found unknown (a flood of notifications naming random terminals then reads the table once per terminal); 0s looks up every notification"},
 	{"TIX_QUEUE_PREFIX", "tix", "SQS queue name prefix (<prefix>-timers, <prefix>-deliveries)"},
 	{"TIX_WEBHOOK_SCHEDULE", "0s,1m,5m,30m,2h,5h,10h,24h", "webhook attempts: the wait before the first attempt, then between attempts (its length is max_attempts)"},
 	{"TIX_WEBHOOK_TIMEOUT", "10s", "timeout of one webhook POST"},
@@ -173,7 +176,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Payments = Payments{
 		TBankURL: r.get("TIX_TBANK_API_URL"), TBankTimeout: r.dur("TIX_TBANK_TIMEOUT"), PublicURL: strings.TrimRight(r.get("TIX_PUBLIC_URL"), "/"),
 		CheckGrace: r.dur("TIX_PAYMENT_CHECK_GRACE"), RefundCheck: r.dur("TIX_REFUND_CHECK_INTERVAL"),
-		AccountCache: r.nonNegDur("TIX_PAYMENT_ACCOUNT_CACHE_TTL"),
+		AccountCache: r.nonNegDur("TIX_PAYMENT_ACCOUNT_CACHE_TTL"), TerminalCache: r.nonNegDur("TIX_PAYMENT_TERMINAL_CACHE_TTL"),
 	}
 	c.Webhooks = r.webhooks()
 	c.Mail = r.mail()

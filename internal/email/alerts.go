@@ -13,6 +13,9 @@ const (
 	CauseEndpointDisabled = "endpoint_disabled" // a webhook endpoint disabled by its failures
 	CauseLiveKeyRevoked   = "live_key_revoked"  // a live key revoked by the operator
 	CauseKeyManyIPs       = "key_many_ips"      // a secret key used from many IPs in a day
+	// CausePartlyRefundedOutside: part of a paid order's money was returned
+	// at the bank, outside tix; the order stays paid, flagged.
+	CausePartlyRefundedOutside = "partly_refunded_outside"
 )
 
 // MaxAlertErrors is how many of an endpoint's last failures its alert lists.
@@ -68,6 +71,15 @@ func (s *Service) EndpointDisabled(ctx context.Context, org, endpointID, url, re
 func (s *Service) LiveKeyRevoked(ctx context.Context, org, keyID string, at time.Time) (int, error) {
 	a := Alert{Cause: CauseLiveKeyRevoked, At: at.UTC(), KeyID: keyID}
 	return s.Raise(ctx, org, CauseLiveKeyRevoked+"."+safe(keyID), a)
+}
+
+// PartlyRefundedOutside alerts the owner that part of a paid order's money
+// was returned at the bank, outside tix (ticketing.OwnerAlerts); the cause is
+// the order, so it is sent once.
+func (s *Service) PartlyRefundedOutside(ctx context.Context, org, orderID, paymentID string, at time.Time) error {
+	a := Alert{Cause: CausePartlyRefundedOutside, At: at.UTC(), OrderID: orderID, PaymentID: paymentID}
+	_, err := s.Raise(ctx, org, CausePartlyRefundedOutside+"."+safe(orderID), a)
+	return err
 }
 
 // safe keeps a name part free of the job id's separators.

@@ -110,8 +110,10 @@ type Alert struct {
 	LastErrors  []string  `json:"last_errors,omitempty"` // the last failures, newest first
 	KeyID       string    `json:"key_id,omitempty"`
 	DistinctIPs int       `json:"distinct_ips,omitempty"`
-	Limit       int       `json:"limit,omitempty"` // key_many_ips: the threshold passed
-	Day         string    `json:"day,omitempty"`   // key_many_ips: the UTC day, YYYY-MM-DD
+	Limit       int       `json:"limit,omitempty"`      // key_many_ips: the threshold passed
+	Day         string    `json:"day,omitempty"`        // key_many_ips: the UTC day, YYYY-MM-DD
+	OrderID     string    `json:"order_id,omitempty"`   // partly_refunded_outside
+	PaymentID   string    `json:"payment_id,omitempty"` // partly_refunded_outside
 }
 
 // Identity is how an organizer appears in its emails and whom its alerts reach.

@@ -114,6 +114,8 @@ func (TextRenderer) Alert(d AlertData) (mail.Message, error) {
 			a.EndpointID, a.URL, a.Reason, a.Failures, strings.Join(a.LastErrors, "\n  "))
 	case CauseLiveKeyRevoked:
 		text += fmt.Sprintf("Live key %s was revoked.\n", a.KeyID)
+	case CausePartlyRefundedOutside:
+		text += fmt.Sprintf("Order %s (payment %s) was partly refunded at the bank, outside tix; it stays paid.\n", a.OrderID, a.PaymentID)
 	case CauseKeyManyIPs:
 		text += fmt.Sprintf("Key %s was used from %d distinct IPs today.\n", a.KeyID, a.DistinctIPs)
 	}

@@ -37,6 +37,7 @@ type Store struct {
 	tickets    map[string]string // environment#number -> order id
 	outbox     map[string]ticketing.OrderEvent
 	due        map[string]ticketing.Timer
+	strays     map[string]ticketing.StrayPayment
 }
 
 // New returns an empty store.

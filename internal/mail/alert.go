@@ -11,6 +11,8 @@ const (
 	AlertEndpointDisabled = "endpoint_disabled" // fields: endpoint_id, url, failures (one a line)
 	AlertKeyManyIPs       = "key_many_ips"      // fields: key_id, ips, limit, day
 	AlertLiveKeyRevoked   = "live_key_revoked"  // fields: key_id, revoked_at
+	// AlertPartlyRefundedOutside: fields order_id, payment_id.
+	AlertPartlyRefundedOutside = "partly_refunded_outside"
 )
 
 // alertText is one alert kind's words in one language: the subject and the
@@ -20,9 +22,10 @@ type alertText struct {
 }
 
 var alertFields = map[string][]string{
-	AlertEndpointDisabled: {"endpoint_id", "url"},
-	AlertKeyManyIPs:       {"key_id", "ips", "limit", "day"},
-	AlertLiveKeyRevoked:   {"key_id", "revoked_at"},
+	AlertEndpointDisabled:      {"endpoint_id", "url"},
+	AlertKeyManyIPs:            {"key_id", "ips", "limit", "day"},
+	AlertLiveKeyRevoked:        {"key_id", "revoked_at"},
+	AlertPartlyRefundedOutside: {"order_id", "payment_id"},
 }
 
 var alertTexts = map[string]alertText{
@@ -38,6 +41,10 @@ var alertTexts = map[string]alertText{
 		"Запросы с этим ключом больше не принимаются. Если вы этого не делали, свяжитесь с поддержкой."},
 	"en/" + AlertLiveKeyRevoked: {"Live key %s was revoked", "Live key %s was revoked at %s.",
 		"Requests with this key are refused from now on. If you did not do this, contact support."},
+	"ru/" + AlertPartlyRefundedOutside: {"Заказ %s частично возвращён в банке", "Часть оплаты заказа %s (платёж %s) возвращена в личном кабинете банка, не через tix. Заказ остаётся оплаченным, его билеты действуют.",
+		"Решите, какие билеты аннулировать, и сообщите покупателю; заказ отмечен для оператора (tixctl orders show)."},
+	"en/" + AlertPartlyRefundedOutside: {"Order %s was partly refunded at the bank", "Part of order %s's payment (%s) was returned in the bank's portal, not through tix. The order stays paid and its tickets stay valid.",
+		"Decide which tickets to void and tell the buyer; the order is flagged for the operator (tixctl orders show)."},
 }
 
 // alertView is what the alert templates read.

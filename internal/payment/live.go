@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -61,10 +62,13 @@ func (p *Live) CreatePayment(ctx context.Context, r ticketing.PaymentRequest) (t
 	return ticketing.Payment{Provider: ProviderSBP, ID: id, Payload: qr.Data, DeepLink: qr.Data, ExpiresAt: r.ExpiresAt}, nil
 }
 
-// Refund returns a paid payment's money through Cancel. The bank settles SBP
-// refunds later and says so by notification (or GetState), so SettleAfter is
-// 0. Asking again finds the refund already under way and changes nothing;
-// a payment never paid is cancelled, so it can no longer be paid.
+// Refund returns a paid payment's money through Cancel, whole: the amount
+// asked must be the payment's own as the bank reports it (a partial Cancel is
+// never sent). The bank settles SBP refunds later and says so by
+// notification (or GetState), so SettleAfter is 0. Asking again finds the
+// refund already under way and changes nothing; a payment never paid is
+// voided, so it can no longer be paid. A payment partly refunded at the bank,
+// or in a state tix does not know, is refused: that is for the operator.
 func (p *Live) Refund(ctx context.Context, r ticketing.RefundRequest) (ticketing.RefundAccepted, error) {
 	ctx, cancel := p.bound(ctx)
 	defer cancel()
@@ -72,14 +76,22 @@ func (p *Live) Refund(ctx context.Context, r ticketing.RefundRequest) (ticketing
 	if err != nil {
 		return ticketing.RefundAccepted{}, fmt.Errorf("sbp live provider: state of payment %s for refund %s: %w", r.PaymentID, r.RefundID, err)
 	}
-	req := tbank.CancelRequest{PaymentId: r.PaymentID, Amount: r.Amount}
+	req := tbank.CancelRequest{PaymentId: r.PaymentID}
 	switch st.Status {
 	case tbank.StatusAsyncRefunding, tbank.StatusRefunded, tbank.StatusCanceled, tbank.StatusRejected, tbank.StatusDeadlineExpired:
 		return ticketing.RefundAccepted{}, nil // under way, done, or never paid: nothing to return
 	case tbank.StatusConfirmed:
+		if r.Amount != st.Amount {
+			return ticketing.RefundAccepted{}, fmt.Errorf("sbp live provider: refund %s of %d kopecks, but payment %s is of %d: only a whole payment is returned",
+				r.RefundID, r.Amount, r.PaymentID, st.Amount)
+		}
+		req.Amount = st.Amount
 		req.Receipt = p.receipt(r.Email, r.Items) // the refund receipt: what is returned
-	default:
-		req.Amount = 0 // not paid: the whole payment is voided, no receipt
+	case tbank.StatusNew, tbank.StatusFormShowed, statusAuthorized:
+		// not paid: the whole payment is voided (Amount 0), no receipt
+	default: // PARTIAL_REFUNDED, or a state the bank added
+		return ticketing.RefundAccepted{}, fmt.Errorf("sbp live provider: payment %s is %s at the bank; refund %s is left to the operator",
+			r.PaymentID, st.Status, r.RefundID)
 	}
 	if _, err := p.Client.Cancel(ctx, req); err != nil {
 		return ticketing.RefundAccepted{}, fmt.Errorf("sbp live provider: refund %s of payment %s: %w", r.RefundID, r.PaymentID, err)
@@ -87,15 +99,28 @@ func (p *Live) Refund(ctx context.Context, r ticketing.RefundRequest) (ticketing
 	return ticketing.RefundAccepted{}, nil
 }
 
-// PaymentState asks the bank for a payment's state (reconciliation).
+// statusAuthorized is a two-stage payment's state before confirmation.
+const statusAuthorized = "AUTHORIZED"
+
+// PaymentState asks the bank for a payment's state: what every money
+// decision is taken from. A payment the bank refuses to tell of is
+// ticketing.ErrUnknownPayment; an unanswered question stays a transport error.
 func (p *Live) PaymentState(ctx context.Context, paymentID string) (ticketing.PaymentUpdate, error) {
 	ctx, cancel := p.bound(ctx)
 	defer cancel()
 	st, err := p.Client.GetState(ctx, paymentID)
+	var refusal *tbank.Error
+	if errors.As(err, &refusal) && refusal.Code != tbank.CodeBadToken && refusal.Code != tbank.CodeTerminalNotFound {
+		return ticketing.PaymentUpdate{}, fmt.Errorf("sbp live provider: state of payment %s: %w: %w", paymentID, ticketing.ErrUnknownPayment, err)
+	}
 	if err != nil {
 		return ticketing.PaymentUpdate{}, fmt.Errorf("sbp live provider: state of payment %s: %w", paymentID, err)
 	}
-	return ticketing.PaymentUpdate{OrderID: st.OrderId, PaymentID: string(st.PaymentId), Amount: st.Amount, Status: Status(st.Status)}, nil
+	id := string(st.PaymentId)
+	if id == "" {
+		id = paymentID
+	}
+	return ticketing.PaymentUpdate{OrderID: st.OrderId, PaymentID: id, Amount: st.Amount, Status: Status(st.Status)}, nil
 }
 
 // Status is the domain's word for a bank payment status.
@@ -105,8 +130,10 @@ func Status(bank string) ticketing.PaymentStatus {
 		return ticketing.PaymentPaid
 	case tbank.StatusRejected, tbank.StatusDeadlineExpired, tbank.StatusCanceled:
 		return ticketing.PaymentFailed
-	case tbank.StatusAsyncRefunding, tbank.StatusPartialRefunded:
+	case tbank.StatusAsyncRefunding:
 		return ticketing.PaymentRefunding
+	case tbank.StatusPartialRefunded:
+		return ticketing.PaymentPartlyRefunded
 	case tbank.StatusRefunded:
 		return ticketing.PaymentRefunded
 	}

@@ -145,3 +145,42 @@ func TestLive_LongDescriptionIsCutToTheBanksLimit(t *testing.T) {
 		t.Errorf("long description: %v", err)
 	}
 }
+
+// A payment partly refunded at the bank (in its portal) is never voided by a
+// refund tix asks for: Refund refuses, and nothing more goes back. Nor is a
+// refund for another amount than the payment's sent: no partial Cancel.
+func TestLive_RefundNeverVoidsAPartlyRefundedPaymentNorSendsAPartialCancel(t *testing.T) {
+	f := newLive(t)
+	ctx := context.Background()
+	pay, err := f.live.CreatePayment(ctx, liveRequest("ord-live-part", 5000, time.Now().Add(time.Hour)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sim.Settle("ord-live-part", tbanksim.Pay); err != nil {
+		t.Fatal(err)
+	}
+	r := ticketing.RefundRequest{OrderID: "ord-live-part", RefundID: "ref-p", PaymentID: pay.ID, Environment: ticketing.EnvLive, Amount: 2000, Currency: "RUB"}
+	if _, err := f.live.Refund(ctx, r); err == nil {
+		t.Errorf("refund of 2000 of a 5000 payment accepted: a partial Cancel must never be sent")
+	}
+	if got := f.sim.Payments("ord-live-part")[0]; got.Refunded != 0 {
+		t.Fatalf("after a refused refund the bank returned %d", got.Refunded)
+	}
+	if _, err := f.sim.RefundInPortal(pay.ID, 1000); err != nil {
+		t.Fatal(err)
+	}
+	f.receiver.Wait(t, "ord-live-part", tbank.StatusPartialRefunded, 5*time.Second)
+	r.Amount = 5000
+	if _, err := f.live.Refund(ctx, r); err == nil {
+		t.Errorf("refund of a PARTIAL_REFUNDED payment accepted, want it left to the operator")
+	}
+	if got := f.sim.Payments("ord-live-part")[0]; got.Refunded != 1000 || got.Status != tbank.StatusPartialRefunded {
+		t.Errorf("bank payment %+v: want PARTIAL_REFUNDED with 1000 returned, nothing more", got)
+	}
+	if st, err := f.live.PaymentState(ctx, pay.ID); err != nil || st.Status != ticketing.PaymentPartlyRefunded {
+		t.Errorf("PaymentState = %+v, %v; want partly refunded", st, err)
+	}
+	if _, err := f.live.PaymentState(ctx, "123"); !errors.Is(err, ticketing.ErrUnknownPayment) {
+		t.Errorf("state of an unknown payment: %v, want ErrUnknownPayment", err)
+	}
+}

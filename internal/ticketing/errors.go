@@ -94,3 +94,13 @@ func IsCode(err error, code Code) bool {
 // ErrForgedNotification: a payment notification whose signature does not
 // verify (or that names no known terminal). It changes nothing.
 var ErrForgedNotification = errors.New("payment notification is not authentic")
+
+// ErrMalformedNotification: a payment notification whose signature verifies
+// but whose body is not one the acquirer sends (a member named twice or in
+// another letter case, a non-integer amount, a required member missing). It
+// changes nothing.
+var ErrMalformedNotification = errors.New("payment notification is malformed")
+
+// ErrUnknownPayment: the acquirer does not know the payment asked about (it
+// refused the question rather than leaving it unanswered).
+var ErrUnknownPayment = errors.New("the acquirer does not know this payment")

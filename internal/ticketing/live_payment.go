@@ -7,8 +7,9 @@ import (
 	"log/slog"
 )
 
-// ApplyPaymentUpdate is what the acquirer says of a payment (a verified
-// notification, or a state query by reconciliation), applied to its order.
+// ApplyPaymentUpdate is what the acquirer itself answers about a payment (its
+// state query: PaymentNotified's look, or reconciliation's), applied to its
+// order; never what a notification claims.
 // Every change is a conditional write from the state read, so an update that
 // arrives twice, late or out of order changes nothing twice, and a stale one
 // (a waiting state after paid) changes nothing. A nil error means the outcome
@@ -35,29 +36,20 @@ func (s *Sales) ApplyPaymentUpdate(ctx context.Context, u PaymentUpdate) error {
 	return fmt.Errorf("order %s kept changing while payment %s was applied", u.OrderID, u.PaymentID)
 }
 
-// applyUpdate applies u to the order as read; ErrStateChanged asks for a
-// fresh read and another go.
+// applyUpdate applies u, the acquirer's own answer about one payment, to the
+// order as read; ErrStateChanged asks for a fresh read and another go.
 func (s *Sales) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) error {
 	ours := o.Payment != nil && o.Payment.ID == u.PaymentID
 	switch u.Status {
 	case PaymentPaid:
+		if o.Payment == nil && o.Status == OrderPending {
+			// Its creation has not recorded the payment yet: this may be it.
+			return fmt.Errorf("order %s has no payment recorded yet; payment %s is looked at again later", o.ID, u.PaymentID)
+		}
 		if !ours || u.Amount != o.TotalPrice {
 			return s.refundStray(ctx, o, u)
 		}
-		switch o.Status {
-		case OrderPending:
-			_, err := s.confirm(ctx, o, true)
-			if errors.Is(err, ErrStateChanged) && o.Overdue(s.now()) {
-				// Its seats went to someone else after it expired: end it,
-				// and the next go treats the money as a late payment.
-				if cerr := s.cancel(ctx, o, "expired", true); cerr != nil && !errors.Is(cerr, ErrStateChanged) {
-					return cerr
-				}
-			}
-			return err
-		case OrderCancelled:
-			return s.latePayment(ctx, o, u)
-		}
+		return s.paid(ctx, o, u)
 	case PaymentFailed:
 		if ours && o.Status == OrderPending {
 			return s.cancel(ctx, o, "payment_failed", false)
@@ -65,28 +57,39 @@ func (s *Sales) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) erro
 	case PaymentRefunded:
 		switch {
 		case !ours:
+			return s.strayNotified(ctx, o, u.PaymentID)
 		case o.Status == OrderPaid && o.Refund != nil && o.Refund.Status == RefundPending:
 			return s.completeRefund(ctx, o)
+		case o.Status == OrderPaid && o.Refund == nil:
+			return s.refundedOutside(ctx, o)
 		case o.LatePayment != nil && o.LatePayment.Outcome == LateRefundPending:
 			return s.lateRefunded(ctx, o)
+		}
+	case PaymentPartlyRefunded:
+		if ours && o.Status == OrderPaid && o.Refund == nil && o.OutsideRefund == nil {
+			return s.partlyRefundedOutside(ctx, o, u)
 		}
 	}
 	return nil // nothing to do: already applied, stale, or a state in between
 }
 
-// refundStray returns money that reached an order through a payment it does
-// not know or for an amount it did not ask (tix never starts such a payment;
-// the acquirer could): money is never kept without tickets.
-func (s *Sales) refundStray(ctx context.Context, o *Order, u PaymentUpdate) error {
-	slog.ErrorContext(ctx, "payment not matching its order: refunding it", "order_id", o.ID, "payment_id", u.PaymentID, "amount", u.Amount)
-	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
-	if err != nil {
+// paid applies the order's own payment confirmed for its amount.
+func (s *Sales) paid(ctx context.Context, o *Order, u PaymentUpdate) error {
+	switch o.Status {
+	case OrderPending:
+		_, err := s.confirm(ctx, o, true)
+		if errors.Is(err, ErrStateChanged) && o.Overdue(s.now()) {
+			// Its seats went to someone else after it expired: end it,
+			// and the next go treats the money as a late payment.
+			if cerr := s.cancel(ctx, o, "expired", true); cerr != nil && !errors.Is(cerr, ErrStateChanged) {
+				return cerr
+			}
+		}
 		return err
+	case OrderCancelled:
+		return s.latePayment(ctx, o, u)
 	}
-	r := o.refundRequest("stray_"+u.PaymentID, u.PaymentID)
-	r.Amount, r.Items = u.Amount, []PaymentItem{{Name: o.EventTitle, UnitPrice: u.Amount, Quantity: 1}}
-	_, err = prov.Refund(ctx, r)
-	return err
+	return nil
 }
 
 // latePayment handles money confirmed for a cancelled order: the order is

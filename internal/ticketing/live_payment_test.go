@@ -72,6 +72,7 @@ func liveDomain(t *testing.T) (*domain, *acquirer) {
 		return acq, nil
 	}
 	d.c.Environment = ticketing.EnvLive
+	d.sales.Strays = d.st
 	return d, acq
 }
 
@@ -131,13 +132,32 @@ func TestApplyPaymentUpdate_PaysOnceAndIgnoresStaleAndForeignUpdates(t *testing.
 }
 
 // Money for a payment the order does not know, or of another amount, is
-// returned at once; the order does not move.
+// returned at once, whole, and recorded once; the order does not move. The
+// same news again asks for nothing more (the stray check follows it up).
 func TestApplyPaymentUpdate_ReturnsMoneyThatDoesNotMatchTheOrder(t *testing.T) {
 	d, acq := liveDomain(t)
 	o := d.order(t, "live-2", gaOrder(1))
 	d.update(t, o, ticketing.PaymentPaid, o.TotalPrice-1)
+	d.update(t, o, ticketing.PaymentPaid, o.TotalPrice-1)
 	if got := d.get(t, o.ID); got.Status != ticketing.OrderPending || acq.refundCount() != 1 || acq.refunds[0].Amount != o.TotalPrice-1 {
-		t.Fatalf("order %s, refunds %+v: want pending and the odd amount returned", got.Status, acq.refunds)
+		t.Fatalf("order %s, refunds %+v: want pending and the odd amount returned once", got.Status, acq.refunds)
+	}
+	strays, err := d.st.OrderStrays(context.Background(), o.ID)
+	if err != nil || len(strays) != 1 || strays[0].Amount != o.TotalPrice-1 || strays[0].Status != ticketing.StrayRefundPending {
+		t.Fatalf("stray records %+v %v: want one, refund pending, for the amount reported", strays, err)
+	}
+}
+
+// The payment that backs a paid order is never refunded by the stray path,
+// whatever amount is reported for it.
+func TestApplyPaymentUpdate_NeverRefundsAPaidOrdersOwnPaymentAsStray(t *testing.T) {
+	d, acq := liveDomain(t)
+	o := d.order(t, "live-own", gaOrder(1))
+	d.update(t, o, ticketing.PaymentPaid, o.TotalPrice)
+	d.update(t, o, ticketing.PaymentPaid, o.TotalPrice/10)
+	d.update(t, o, ticketing.PaymentPaid, 0)
+	if got := d.get(t, o.ID); got.Status != ticketing.OrderPaid || acq.refundCount() != 0 {
+		t.Fatalf("order %s, refunds %+v: want paid, nothing refunded", got.Status, acq.refunds)
 	}
 }
 
@@ -291,4 +311,40 @@ func mustDue(t *testing.T, d *domain, at time.Time) []ticketing.Timer {
 		t.Fatal(err)
 	}
 	return due
+}
+
+// A refund made at the bank, outside tix: in full, the order follows it
+// (refunded, stock back, order.refunded); in part, the order stays paid,
+// flagged, its owners alerted once, and tix refuses to refund the rest.
+func TestApplyPaymentUpdate_FollowsRefundsMadeAtTheBank(t *testing.T) {
+	d, _ := liveDomain(t)
+	alerts := &alertLog{}
+	d.sales.Alerts = alerts
+	full := d.order(t, "outside-full", gaOrder(2))
+	d.update(t, full, ticketing.PaymentPaid, full.TotalPrice)
+	d.update(t, full, ticketing.PaymentRefunded, full.TotalPrice)
+	d.update(t, full, ticketing.PaymentRefunded, full.TotalPrice)
+	got := d.get(t, full.ID)
+	if got.Status != ticketing.OrderRefunded || got.Refund == nil || got.Refund.Status != ticketing.RefundCompleted ||
+		got.OutsideRefund == nil || got.OutsideRefund.Kind != ticketing.OutsideRefundFull || d.liveSold(t) != 0 {
+		t.Fatalf("order %s refund %+v outside %+v sold %d: want refunded in full, stock back", got.Status, got.Refund, got.OutsideRefund, d.liveSold(t))
+	}
+	part := d.order(t, "outside-part", gaOrder(1))
+	d.update(t, part, ticketing.PaymentPaid, part.TotalPrice)
+	d.update(t, part, ticketing.PaymentPartlyRefunded, part.TotalPrice)
+	d.update(t, part, ticketing.PaymentPartlyRefunded, part.TotalPrice)
+	got = d.get(t, part.ID)
+	if got.Status != ticketing.OrderPaid || got.OutsideRefund == nil || got.OutsideRefund.Kind != ticketing.OutsideRefundPartial || alerts.n != 1 {
+		t.Fatalf("order %s outside %+v alerts %d: want paid, flagged partial, one alert", got.Status, got.OutsideRefund, alerts.n)
+	}
+	if _, err := d.sales.RefundOrder(context.Background(), d.c.Tenant, part.ID, nil); !ticketing.IsCode(err, ticketing.CodeConflict) {
+		t.Errorf("refund of a partly refunded order: %v, want conflict", err)
+	}
+}
+
+type alertLog struct{ n int }
+
+func (a *alertLog) PartlyRefundedOutside(context.Context, string, string, string, time.Time) error {
+	a.n++
+	return nil
 }

@@ -126,6 +126,22 @@ type LatePayment struct {
 	CheckAt      *time.Time `json:"check_at,omitempty"` // next reconciliation of the refund
 }
 
+// OutsideRefund is a refund made at the acquirer, not through tix. A full
+// one refunds the order (its Refund is completed with it); a partial one
+// leaves the order paid with its tickets, flagged for the operator, and its
+// owner is alerted: which tickets the money was for only they know.
+type OutsideRefund struct {
+	Kind       string    `json:"kind"` // full | partial
+	PaymentID  string    `json:"payment_id"`
+	DetectedAt time.Time `json:"detected_at"`
+}
+
+// Outside refund kinds.
+const (
+	OutsideRefundFull    = "full"
+	OutsideRefundPartial = "partial"
+)
+
 // Late payment outcomes.
 const (
 	LateReinstated    = "reinstated"
@@ -165,6 +181,9 @@ type Order struct {
 	Tickets        []Ticket      `json:"tickets,omitempty"`
 	Refund         *Refund       `json:"refund,omitempty"`
 	LatePayment    *LatePayment  `json:"late_payment,omitempty"`
+	// OutsideRefund is money of the order returned at the acquirer without
+	// tix (the organizer refunded in the bank's own portal).
+	OutsideRefund *OutsideRefund `json:"outside_refund,omitempty"`
 	// PaymentCheckAt is when reconciliation asks the live acquirer, once more,
 	// whether a cancelled order's payment went through after all.
 	PaymentCheckAt *time.Time `json:"payment_check_at,omitempty"`

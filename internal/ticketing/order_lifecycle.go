@@ -188,6 +188,9 @@ func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *st
 	if o.Refund != nil {
 		return nil, Errorf(CodeConflict, "a refund of order %s is in progress", o.ID)
 	}
+	if o.OutsideRefund != nil {
+		return nil, Errorf(CodeConflict, "part of order %s's money was already returned at the bank, outside tix; the organizer settles the rest with the buyer", o.ID)
+	}
 	for _, tk := range o.Tickets {
 		if tk.Status != TicketIssued {
 			return nil, Errorf(CodeConflict, "ticket %s was %s; the order cannot be refunded", tk.Number, tk.Status)
@@ -310,6 +313,8 @@ func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 		return err
 	case TimerPaymentCheck, TimerRefundCheck:
 		return s.reconcile(ctx, o, t)
+	case TimerStrayCheck:
+		return s.checkStrays(ctx, o)
 	case TimerRefundSettle:
 		if r := o.Refund; o.Status == OrderPaid && r != nil && r.SettleAt != nil && now.Before(*r.SettleAt) {
 			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: *r.SettleAt})

@@ -123,6 +123,8 @@ const (
 	PaymentFailed    PaymentStatus = "failed"    // rejected, expired or cancelled unpaid: it never will be
 	PaymentRefunding PaymentStatus = "refunding" // a refund is under way
 	PaymentRefunded  PaymentStatus = "refunded"  // the money went back
+	// PaymentPartlyRefunded: part of the money went back, the rest is still paid.
+	PaymentPartlyRefunded PaymentStatus = "partly_refunded"
 )
 
 // PaymentUpdate is what the acquirer says of one payment, from a verified

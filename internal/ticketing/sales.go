@@ -25,7 +25,11 @@ type Sales struct {
 	Timers   Scheduler // nil: expiry and settlement happen only on reads
 	// Events is told of each outbox event once its transaction committed (nil:
 	// the webhook sweep finds the event later).
-	Events   EventPublisher
+	Events EventPublisher
+	// Strays records stray payments (see StrayPayment); Alerts tells owners
+	// of what needs them (nil: it is only logged).
+	Strays   StrayStore
+	Alerts   OwnerAlerts
 	Clock    clock.Clock
 	Settings SalesSettings
 	// EventCache keeps the events orders are priced from for a short while

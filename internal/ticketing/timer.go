@@ -15,6 +15,9 @@ const (
 	// TimerRefundCheck asks the live acquirer how a refund is going (the
 	// order's, or a late payment's), until it is settled.
 	TimerRefundCheck = "refund.check"
+	// TimerStrayCheck asks the live acquirer how the refund of an order's
+	// stray payments is going, until each is settled (see StrayPayment).
+	TimerStrayCheck = "stray.check"
 )
 
 // Timer is one piece of delayed work: do Kind for OrderID at Due. A queue can

@@ -16,6 +16,7 @@ import (
 const usage = `usage:
   acquirersim [-addr host:port]            serve the simulator
   acquirersim pay|reject|expire <order id>  settle the order's newest unpaid payment
+  acquirersim refund <payment id> [kopecks]  refund in the bank's portal, outside tix (all that is left by default)
   acquirersim faults [json]                 show the fault switches, or set them
   acquirersim payments <order id>           the order's payments at the simulated bank
   acquirersim notifications                 every notification and its fate
@@ -29,6 +30,15 @@ func command(ctx context.Context, base string, args []string, out io.Writer) err
 	case len(args) == 2 && (args[0] == "pay" || args[0] == "reject" || args[0] == "expire"):
 		b, _ := json.Marshal(map[string]string{"order_id": args[1]})
 		method, path, body = http.MethodPost, "/sim/"+args[0], string(b)
+	case (len(args) == 2 || len(args) == 3) && args[0] == "refund":
+		var amount int64
+		if len(args) == 3 {
+			if _, err := fmt.Sscan(args[2], &amount); err != nil || amount <= 0 {
+				return fmt.Errorf("refund amount %q: want kopecks > 0", args[2])
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"payment_id": args[1], "amount": amount})
+		method, path, body = http.MethodPost, "/sim/refund", string(b)
 	case len(args) == 1 && args[0] == "faults":
 		method, path = http.MethodGet, "/sim/faults"
 	case len(args) == 2 && args[0] == "faults":

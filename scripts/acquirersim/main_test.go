@@ -95,7 +95,11 @@ func TestCommand_PaysAndSwitchesFaultsOnARunningSimulator(t *testing.T) {
 	if err := command(ctx, base, []string{"payments", "ord-cmd"}, &out); err != nil || !strings.Contains(out.String(), string(a.PaymentId)) {
 		t.Errorf("payments: %v\n%s", err, out.String())
 	}
-	if err := command(ctx, base, []string{"refund", "ord-cmd"}, io.Discard); err == nil || !strings.Contains(err.Error(), "usage") {
+	out.Reset()
+	if err := command(ctx, base, []string{"refund", string(a.PaymentId), "400"}, &out); err != nil || !strings.Contains(out.String(), `"refunded": 400`) {
+		t.Errorf("refund in the portal: %v\n%s", err, out.String())
+	}
+	if err := command(ctx, base, []string{"chargeback", "ord-cmd"}, io.Discard); err == nil || !strings.Contains(err.Error(), "usage") {
 		t.Errorf("unknown command: err = %v, want the usage", err)
 	}
 }

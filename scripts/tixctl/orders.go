@@ -34,6 +34,10 @@ type orderView struct {
 	Payment      *orderPayment     `json:"payment"`
 	Refund       *orderRefund      `json:"refund"`
 	LatePayment  *orderLatePayment `json:"late_payment"`
+	// OutsideRefund flags money returned at the bank, outside tix: kind full
+	// (the order was refunded with it) or partial (the order stays paid: the
+	// operator decides).
+	OutsideRefund *orderOutsideRefund `json:"outside_refund"`
 	// Email is the buyer's emails (tickets, refund, resends), oldest first.
 	Email []email.JobView `json:"email"`
 }
@@ -63,6 +67,12 @@ type orderLatePayment struct {
 	RefundedAt   *time.Time `json:"refunded_at"`
 }
 
+type orderOutsideRefund struct {
+	Kind       string    `json:"kind"`
+	PaymentID  string    `json:"payment_id"`
+	DetectedAt time.Time `json:"detected_at"`
+}
+
 func orderViewOf(o *ticketing.Order) orderView {
 	v := orderView{
 		ID: o.ID, OrganizerID: o.OrganizerID, Environment: string(o.Environment), Status: string(o.Status),
@@ -82,6 +92,9 @@ func orderViewOf(o *ticketing.Order) orderView {
 	if lp := o.LatePayment; lp != nil {
 		v.LatePayment = &orderLatePayment{PaymentID: lp.PaymentID, Outcome: lp.Outcome, DetectedAt: lp.DetectedAt.UTC(),
 			CancelledAt: utc(lp.CancelledAt), CancelReason: lp.CancelReason, RefundedAt: utc(lp.RefundedAt)}
+	}
+	if x := o.OutsideRefund; x != nil {
+		v.OutsideRefund = &orderOutsideRefund{Kind: x.Kind, PaymentID: x.PaymentID, DetectedAt: x.DetectedAt.UTC()}
 	}
 	return v
 }
@@ -148,6 +161,13 @@ func (v orderView) print(w io.Writer) {
 		fmt.Fprintf(w, "email:     %s %s after %d attempt(s), sent %s", e.Name, e.Status, e.Attempts, orDash(e.SentAt))
 		if e.LastError != nil {
 			fmt.Fprintf(w, " (last error: %s)", *e.LastError)
+		}
+		fmt.Fprintln(w)
+	}
+	if x := v.OutsideRefund; x != nil {
+		fmt.Fprintf(w, "REFUNDED AT THE BANK, outside tix: %s, payment %s (detected %s)", x.Kind, x.PaymentID, formatTime(&x.DetectedAt))
+		if x.Kind == ticketing.OutsideRefundPartial {
+			fmt.Fprint(w, "; the order stays paid: decide which tickets to void and tell the buyer")
 		}
 		fmt.Fprintln(w)
 	}

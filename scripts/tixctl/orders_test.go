@@ -29,7 +29,7 @@ func TestOrdersShow_LatePaymentAndRefund(t *testing.T) {
 	var got map[string]any
 	c.json(0, &got, "orders", "show", "ord_cliShow1")
 	want := []string{"buyer_email", "cancel_reason", "cancelled_at", "created_at", "currency", "email", "environment", "event_id",
-		"event_title", "expires_at", "id", "late_payment", "organizer_id", "paid_at", "payment", "quantity", "refund",
+		"event_title", "expires_at", "id", "late_payment", "organizer_id", "outside_refund", "paid_at", "payment", "quantity", "refund",
 		"status", "tickets", "total_price"}
 	var keys []string
 	for k := range got {

@@ -11,6 +11,7 @@ import (
 //
 //	POST /sim/pay, /sim/reject, /sim/expire  {"order_id": "..."}
 //	GET  /sim/faults, POST /sim/faults        Faults as JSON
+//	POST /sim/refund  {"payment_id": "...", "amount": 0}  refunded in the bank's portal (0: all)
 //	POST /sim/terminals                       {"terminal_key": "...", "password": "..."}
 //	GET  /sim/payments?order_id=...           the order's payments
 //	GET  /sim/notifications                   every notification and its fate
@@ -32,6 +33,22 @@ func (s *Server) adminRoutes() {
 			writeJSON(w, http.StatusOK, p)
 		})
 	}
+	s.mux.HandleFunc("POST /sim/refund", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			PaymentID string `json:"payment_id"`
+			Amount    int64  `json:"amount"`
+		}
+		if err := readJSON(r, &req); err != nil || req.PaymentID == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "body must be {\"payment_id\": \"...\", \"amount\": kopecks or 0 for all}"})
+			return
+		}
+		p, err := s.RefundInPortal(req.PaymentID, req.Amount)
+		if err != nil {
+			writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error(), "payment": p})
+			return
+		}
+		writeJSON(w, http.StatusOK, p)
+	})
 	s.mux.HandleFunc("GET /sim/faults", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Faults())
 	})

@@ -48,10 +48,40 @@ func (s *Server) cancelPayment(terminal string, body []byte) (map[string]any, er
 			return nil, err
 		}
 	}
+	s.refund(p, amount)
+	return s.cancelAnswer(p, original, original-amount), nil
+}
+
+// refund starts returning amount of a paid payment; s.mu is held.
+func (s *Server) refund(p *Payment, amount int64) {
 	p.Refunded += amount
 	p.Status = tbank.StatusAsyncRefunding
 	s.settleLater(p.ID)
-	return s.cancelAnswer(p, original, original-amount), nil
+}
+
+// RefundInPortal returns amount (0: all that is left) of a confirmed or
+// partly refunded payment the way an organizer does in the bank's own
+// portal, outside the API: ASYNC_REFUNDING, then REFUNDED or
+// PARTIAL_REFUNDED with its notification.
+func (s *Server) RefundInPortal(paymentID string, amount int64) (Payment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.payments[paymentID]
+	if !ok {
+		return Payment{}, fmt.Errorf("no payment %s", paymentID)
+	}
+	left := p.Amount - p.Refunded
+	if p.Status != tbank.StatusConfirmed && p.Status != tbank.StatusPartialRefunded {
+		return *p, fmt.Errorf("payment %s is %s: only a paid payment is refunded", p.ID, p.Status)
+	}
+	if amount == 0 {
+		amount = left
+	}
+	if amount < 0 || amount > left {
+		return *p, fmt.Errorf("refund of %d kopecks: %d are left", amount, left)
+	}
+	s.refund(p, amount)
+	return *p, nil
 }
 
 func (s *Server) cancelAnswer(p *Payment, original, left int64) map[string]any {
