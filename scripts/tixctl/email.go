@@ -57,7 +57,10 @@ func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
 		v := f.Value.String()
 		switch f.Name {
 		case "sender-name":
-			fields["sender_name"], bad = *sender, firstErr(bad, oneLine(f.Name, v, 64))
+			if err := email.ValidSenderName(v); err != nil {
+				bad = firstErr(bad, usagef("--sender-name: %v", err))
+			}
+			fields["sender_name"] = *sender
 		case "reply-to":
 			if v != "" && !email.ValidAddress(v) {
 				bad = firstErr(bad, usagef("--reply-to must be one plain address, like help@example.com"))
