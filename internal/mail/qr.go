@@ -46,8 +46,13 @@ func qrPNG(payload string, test bool) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// testRed is the colour of the test marking.
-var testRed = color.RGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
+// The test marking's colours: a light red frame (light enough that a
+// scanner's binarizer sees it as the code's white surround) with TEST in a
+// dark red.
+var (
+	testFrameColor = color.RGBA{R: 0xfe, G: 0xca, B: 0xca, A: 0xff}
+	testTextColor  = color.RGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
+)
 
 // testBand is the height of the red bands above and below a test code,
 // testSide the width of the frame beside it.
@@ -57,13 +62,13 @@ const testBand, testSide = 64, 12
 func testFrame(code image.Image) (image.Image, error) {
 	b := code.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx()+2*testSide, b.Dy()+2*testBand))
-	draw.Draw(out, out.Bounds(), &image.Uniform{C: testRed}, image.Point{}, draw.Src)
+	draw.Draw(out, out.Bounds(), &image.Uniform{C: testFrameColor}, image.Point{}, draw.Src)
 	draw.Draw(out, image.Rect(testSide, testBand, testSide+b.Dx(), testBand+b.Dy()), code, b.Min, draw.Src)
 	face, err := testFace()
 	if err != nil {
 		return nil, err
 	}
-	d := font.Drawer{Dst: out, Src: image.White, Face: face}
+	d := font.Drawer{Dst: out, Src: &image.Uniform{C: testTextColor}, Face: face}
 	w := d.MeasureString("TEST").Round()
 	for _, top := range []int{0, testBand + b.Dy()} {
 		d.Dot = fixed.P((out.Bounds().Dx()-w)/2, top+testBand-16)
