@@ -135,8 +135,9 @@ func printIdentity(w io.Writer, i *email.Identity) {
 		}
 		return s
 	}
-	fmt.Fprintf(w, "organizer: %s (%s)\nsender:    %s\nreply-to:  %s\nsupport:   %s\nlogo:      %s\nlanguage:  %s\ncontacts:  %s\n",
-		i.OrganizerID, i.Name, i.From(), or(i.ReplyTo), or(i.Support), or(i.LogoURL), i.Lang(), or(strings.Join(i.Contacts, ", ")))
+	fmt.Fprintf(w, "organizer: %s (%s)\nsender:    %s\nreply-to:  %s\nsupport:   %s\nlogo:      %s\nlanguage:  %s\ncontacts:  %s\ntest-mode: %s\n",
+		i.OrganizerID, i.Name, i.From(), or(i.ReplyTo), or(i.Support), or(i.LogoURL), i.Lang(), or(strings.Join(i.Contacts, ", ")),
+		or(strings.Join(i.TestRecipients, ", ")))
 }
 
 // resendView is orders resend-tickets' output.
