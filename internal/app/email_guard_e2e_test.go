@@ -44,8 +44,9 @@ func TestEmail_TestModeMailsOnlyTheOrganizersOwnAddresses(t *testing.T) {
 
 // The daily cap per recipient and organizer holds under concurrency: with
 // TIX_MAIL_RECIPIENT_DAILY_CAP=3, the tickets email and six resends of one
-// paid order, the resends handled all at once, put exactly 3 messages in the
-// buyer's inbox; the other four jobs are skipped (recipient_daily_cap).
+// paid order, the resends handled all at once (by the consumer and by six
+// direct calls), put exactly 3 messages in the buyer's inbox; the other four
+// jobs are skipped (recipient_daily_cap).
 func TestEmail_RecipientDailyCapSendsExactlyTheCapInParallel(t *testing.T) {
 	const limit, resends = 3, 6
 	m := newMailStack(t, map[string]string{"TIX_MAIL_RECIPIENT_DAILY_CAP": strconv.Itoa(limit)})
@@ -57,15 +58,15 @@ func TestEmail_RecipientDailyCapSendsExactlyTheCapInParallel(t *testing.T) {
 	if j := m.job(t, o.ID+"/tickets"); j.Status != email.StatusSent {
 		t.Fatalf("tickets job %s", j.Status)
 	}
-	now := time.Now().UTC()
 	jobs := make([]*email.Job, resends)
 	for i := range jobs {
-		jobs[i] = &email.Job{Subject: o.ID, Name: "resend.cap" + strconv.Itoa(i), Kind: email.KindResend, OrganizerID: o.OrganizerID,
-			Environment: o.Environment, OrderID: o.ID, Status: email.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
+		j, _, err := m.app.Email.Resend(m.ctx, o.ID, "cap"+strconv.Itoa(i)) // queued: the consumer races the calls below
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[i] = j
 	}
-	if _, err := m.app.Store.CreateJobs(m.ctx, jobs); err != nil {
-		t.Fatal(err)
-	}
+	now := time.Now().UTC()
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Go(func() {
