@@ -7,12 +7,10 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
-	"sync"
 
 	qrcode "github.com/skip2/go-qrcode"
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 )
 
@@ -35,12 +33,8 @@ func qrPNG(payload string, test bool) ([]byte, error) {
 	if !test {
 		return q.PNG(-qrModulePixels)
 	}
-	img, err := testFrame(q.Image(-qrModulePixels))
-	if err != nil {
-		return nil, err
-	}
 	var out bytes.Buffer
-	if err := png.Encode(&out, img); err != nil {
+	if err := png.Encode(&out, testFrame(q.Image(-qrModulePixels))); err != nil {
 		return nil, fmt.Errorf("mail: QR code: %w", err)
 	}
 	return out.Bytes(), nil
@@ -59,28 +53,34 @@ var (
 const testBand, testSide = 64, 12
 
 // testFrame draws code inside a red frame whose top and bottom bands say TEST.
-func testFrame(code image.Image) (image.Image, error) {
+func testFrame(code image.Image) image.Image {
 	b := code.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx()+2*testSide, b.Dy()+2*testBand))
 	draw.Draw(out, out.Bounds(), &image.Uniform{C: testFrameColor}, image.Point{}, draw.Src)
 	draw.Draw(out, image.Rect(testSide, testBand, testSide+b.Dx(), testBand+b.Dy()), code, b.Min, draw.Src)
-	face, err := testFace()
-	if err != nil {
-		return nil, err
-	}
-	d := font.Drawer{Dst: out, Src: &image.Uniform{C: testTextColor}, Face: face}
-	w := d.MeasureString("TEST").Round()
+	word := testWord()
+	w, h := word.Bounds().Dx()*testScale, word.Bounds().Dy()*testScale
 	for _, top := range []int{0, testBand + b.Dy()} {
-		d.Dot = fixed.P((out.Bounds().Dx()-w)/2, top+testBand-16)
-		d.DrawString("TEST")
+		x0, y0 := (out.Bounds().Dx()-w)/2, top+(testBand-h)/2
+		for y := range h {
+			for x := range w {
+				if _, _, _, a := word.At(x/testScale, y/testScale).RGBA(); a > 0x8000 {
+					out.Set(x0+x, y0+y, testTextColor)
+				}
+			}
+		}
 	}
-	return out, nil
+	return out
 }
 
-var testFace = sync.OnceValues(func() (font.Face, error) {
-	f, err := opentype.Parse(gobold.TTF)
-	if err != nil {
-		return nil, fmt.Errorf("mail: TEST font: %w", err)
-	}
-	return opentype.NewFace(f, &opentype.FaceOptions{Size: 44, DPI: 72, Hinting: font.HintingFull})
-})
+// testScale is how many pixels wide a pixel of the TEST word's font is.
+const testScale = 4
+
+// testWord is TEST in the basic 7x13 bitmap font (opaque where inked).
+func testWord() *image.Alpha {
+	face := basicfont.Face7x13
+	img := image.NewAlpha(image.Rect(0, 0, 4*face.Advance, face.Height))
+	d := font.Drawer{Dst: img, Src: image.Opaque, Face: face, Dot: fixed.P(0, face.Ascent)}
+	d.DrawString("TEST")
+	return img
+}
