@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -24,11 +25,7 @@ func TestOrganizersIdentityAndContacts(t *testing.T) {
 		"--reply-to", "help@hall.example", "--logo-url", "https://hall.example/logo.png", "--support", "+7 900 000-00-00")
 	c.json(0, &id, "organizers", "set-contacts", "--id", "org_mail", "--email", "a@hall.example", "--email", "b@hall.example")
 	c.json(0, &id, "organizers", "set-identity", "--id", "org_mail", "--reply-to", "")
-	var keys []string
-	for k := range id {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(id))
 	if want := []string{"contacts", "language", "logo_url", "name", "organizer_id", "reply_to", "sender_name", "support", "test_recipients"}; !slices.Equal(keys, want) {
 		t.Errorf("--json keys %v, want %v", keys, want)
 	}
@@ -68,11 +65,7 @@ func TestOrganizersTestRecipients(t *testing.T) {
 	c.json(0, &v, "organizers", "test-recipients", "--id", "org_tr", "--add", "Dev@Hall.example", "--add", "qa@hall.example", "--add", "dev@hall.example")
 	c.json(0, &v, "organizers", "test-recipients", "--id", "org_tr", "--remove", "qa@hall.example")
 	c.json(0, &v, "organizers", "test-recipients", "--id", "org_tr", "--list")
-	var keys []string
-	for k := range v {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(v))
 	if want := []string{"contacts", "organizer_id", "test_recipients"}; !slices.Equal(keys, want) {
 		t.Errorf("--json keys %v, want %v", keys, want)
 	}
