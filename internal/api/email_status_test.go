@@ -7,6 +7,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/email"
+	"tix/internal/mail"
 	"tix/internal/ticketing"
 )
 
@@ -57,3 +58,43 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 		t.Errorf("a key without orders:read sees %v", got)
 	}
 }
+
+// A test-mode order's tickets to an address that is none of the organizer's
+// own are skipped: GET /orders/{id} says so (status skipped, reason
+// test_mode, no error), and nothing is sent.
+func TestOrderRead_EmailSkippedInTestModeSaysWhy(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	sent := 0
+	svc := &email.Service{Store: h.st, Clock: h.clk, Settings: email.DefaultSettings, Renderer: email.TextRenderer{},
+		Sender: senderFunc(func() { sent++ })}
+	h.srv.Email = svc
+	o := h.mustOrder(sk, "mail-skip", gaBody("evt_concert_ga", 1))
+	id := o["id"].(string)
+	if r := h.simulate(sk, id, ""); r.StatusCode != 200 {
+		t.Fatalf("simulate-payment: %d %s", r.StatusCode, r.body)
+	}
+	now := h.clk.Now()
+	if _, err := h.st.CreateJobs(context.Background(), []*email.Job{{Subject: id, Name: "tickets", Kind: email.KindTickets,
+		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: email.StatusPending, MaxAttempts: 5,
+		NextAttemptAt: now, CreatedAt: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Handle(context.Background(), email.Message{Kind: email.KindEmail, JobID: id + "/tickets", Due: now}); err != nil {
+		t.Fatal(err)
+	}
+	got := h.get("/v1/orders/"+id, sk).json(t)
+	e, _ := got["email"].([]any)
+	if len(e) != 1 || sent != 0 {
+		t.Fatalf("email %v, %d sent", got["email"], sent)
+	}
+	if j := e[0].(map[string]any); j["status"] != "skipped" || j["reason"] != "test_mode" || j["last_error"] != nil || j["sent_at"] != nil {
+		t.Errorf("a stranger's test-mode email: %v, want skipped with reason test_mode", j)
+	}
+}
+
+// senderFunc is a mail sender that calls f and sends nothing.
+type senderFunc func()
+
+func (f senderFunc) Send(context.Context, mail.Message) (string, error) { f(); return "x", nil }

@@ -194,6 +194,8 @@ func TestOrder_RejectedRequests(t *testing.T) {
 		{"missing buyer.email", false, jsonBody("buyer", map[string]any{"name": "Anna"}, "tier_id", "evt_concert_ga"), 400, "invalid_request", "buyer.email"},
 		{"invalid buyer.email", false, jsonBody("buyer", map[string]any{"email": "anna at example"}, "tier_id", "evt_concert_ga"), 400, "invalid_request", "buyer.email"},
 		{"buyer.email without domain dot", false, jsonBody("buyer", map[string]any{"email": "anna@localhost"}, "tier_id", "evt_concert_ga"), 400, "invalid_request", "buyer.email"},
+		{"buyer.email at a domain literal", false, jsonBody("buyer", map[string]any{"email": "a@[127.0.0.1]"}, "tier_id", "evt_concert_ga"), 400, "invalid_request", "buyer.email"},
+		{"buyer.email at a quoted domain literal", false, jsonBody("buyer", map[string]any{"email": "anna@[IPv6:2001:db8::1]"}, "tier_id", "evt_concert_ga"), 400, "invalid_request", "buyer.email"},
 		{"quantity 0", false, gaBody("evt_concert_ga", 0), 400, "invalid_request", "quantity"},
 		{"quantity 11", false, gaBody("evt_concert_ga", 11), 400, "invalid_request", "quantity"},
 		{"standing qty 11", false, jsonBody("buyer", anna, "standing_items", []any{map[string]any{"tier_id": "tier_stand", "qty": 11}}), 400, "invalid_request", "standing_items[0].qty"},

@@ -224,8 +224,12 @@ func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
 // /orders/{id} shows the jobs, and the deliveries queue carries their
 // messages, sent through sender as r renders them.
 func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
+	settings := email.DefaultSettings
+	if n := a.Config.Mail.RecipientDailyCap; n > 0 {
+		settings.RecipientDailyCap = n
+	}
 	a.Email = &email.Service{Store: a.Store, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
-		Clock: a.Webhooks.Clock, Settings: email.DefaultSettings}
+		Clock: a.Webhooks.Clock, Settings: settings}
 	a.Webhooks.Mail = a.Email
 	a.Sales.Alerts = a.Email
 	a.Server.Email = a.Email

@@ -32,7 +32,7 @@ func (b *catalogBuilder) event(path string, in *ImportEvent) *ticketing.Event {
 	if e.Kind == "" {
 		e.Kind = ticketing.KindSingle
 	}
-	if t := b.text(path+".title", in.Title, true, 200); t != nil {
+	if t := b.line(path+".title", in.Title, true, 200); t != nil {
 		e.Title = *t
 	}
 	if in.Slug != "" {
@@ -43,10 +43,10 @@ func (b *catalogBuilder) event(path string, in *ImportEvent) *ticketing.Event {
 		e.Slug = &s
 	}
 	e.Description = b.text(path+".description", in.Description, false, 20000)
-	if t := b.text(path+".city", in.City, true, 100); t != nil {
+	if t := b.line(path+".city", in.City, true, 100); t != nil {
 		e.City = *t
 	}
-	if t := b.text(path+".venue", in.Venue, true, 200); t != nil {
+	if t := b.line(path+".venue", in.Venue, true, 200); t != nil {
 		e.Venue = *t
 	}
 	e.Address = b.text(path+".address", in.Address, false, 500)
@@ -129,10 +129,10 @@ func (b *catalogBuilder) genres(path string, in *ImportEvent, e *ticketing.Event
 			b.add(p+".id", "duplicate genre id %q (also genres[%d])", g.ID, j)
 		} else {
 			seen[g.ID] = i
-			b.text(p+".id", g.ID, true, 64)
+			b.line(p+".id", g.ID, true, 64)
 		}
 		out := ticketing.Genre{ID: g.ID}
-		if t := b.text(p+".name", g.Name, true, 100); t != nil {
+		if t := b.line(p+".name", g.Name, true, 100); t != nil {
 			out.Name = *t
 		}
 		out.Slug = b.optionalSlug(p+".slug", g.Slug)
@@ -145,8 +145,8 @@ func (b *catalogBuilder) genres(path string, in *ImportEvent, e *ticketing.Event
 
 func (b *catalogBuilder) scene(path string, in *ImportScene) *ticketing.Scene {
 	s := &ticketing.Scene{ID: in.ID}
-	b.text(path+".id", in.ID, true, 64)
-	if t := b.text(path+".name", in.Name, true, 200); t != nil {
+	b.line(path+".id", in.ID, true, 64)
+	if t := b.line(path+".name", in.Name, true, 200); t != nil {
 		s.Name = *t
 	}
 	s.Slug = b.optionalSlug(path+".slug", in.Slug)
@@ -161,7 +161,7 @@ func (b *catalogBuilder) performers(path string, in *ImportEvent, e *ticketing.E
 	for i, p := range in.Performers {
 		pp := fmt.Sprintf("%s.performers[%d]", path, i)
 		out := ticketing.Performer{Type: p.Type}
-		if t := b.text(pp+".name", p.Name, true, 200); t != nil {
+		if t := b.line(pp+".name", p.Name, true, 200); t != nil {
 			out.Name = *t
 		}
 		out.Slug = b.optionalSlug(pp+".slug", p.Slug)
@@ -220,7 +220,7 @@ func (b *catalogBuilder) occurrences(path string, in *ImportEvent, e *ticketing.
 		default:
 			b.add(p+".status", "must be scheduled or cancelled")
 		}
-		out.Title = b.text(p+".title", o.Title, false, 200)
+		out.Title = b.line(p+".title", o.Title, false, 200)
 		out.Description = b.text(p+".description", o.Description, false, 20000)
 		out.CoverURL = b.url(p+".cover_url", o.CoverURL)
 		e.Occurrences = append(e.Occurrences, out)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 var (
@@ -62,6 +63,23 @@ func (b *catalogBuilder) text(path, s string, required bool, max int) *string {
 		b.add(path, "must be at most %d characters (is %d)", max, n)
 	}
 	return &s
+}
+
+// line checks a one-line text field (a title, a name) as text does, and
+// refuses control characters (line breaks, tabs, NUL, ESC...) and the
+// bidirectional overrides that would reorder what a buyer reads.
+func (b *catalogBuilder) line(path, s string, required bool, max int) *string {
+	if i := strings.IndexFunc(s, forbiddenInLine); i >= 0 {
+		b.add(path, "must be one line without control characters (found %U at byte %d): remove it", []rune(s[i:])[0], i)
+		return nil
+	}
+	return b.text(path, s, required, max)
+}
+
+// forbiddenInLine: control characters (Cc) and the Unicode bidirectional
+// embedding, override and isolate characters.
+func forbiddenInLine(r rune) bool {
+	return unicode.IsControl(r) || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 func (b *catalogBuilder) url(path, s string) *string {

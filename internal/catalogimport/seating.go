@@ -88,7 +88,7 @@ func (b *catalogBuilder) seatingMap(p string, in *ImportEvent) *ticketing.Seatin
 // standing zone, which has neither seats nor a primary tier.
 func (b *catalogBuilder) zone(zp string, k int, in *ImportEvent, z *ImportZone, counts *seatCounts) ticketing.Zone {
 	out := ticketing.Zone{ID: CatalogZoneID(b.org, in.Ref, z.Ref), Ref: z.Ref, Type: ticketing.ZoneType(z.Type), Shape: b.jsonObject(zp+".shape", z.Shape), SortOrder: float64(k)}
-	if n := b.text(zp+".name", z.Name, true, 200); n != nil {
+	if n := b.line(zp+".name", z.Name, true, 200); n != nil {
 		out.Name = *n
 	}
 	out.Color = b.color(zp+".color", z.Color, k)

@@ -29,7 +29,7 @@ func (b *catalogBuilder) tiers(path string, in *ImportEvent, e *ticketing.Event,
 		p := fmt.Sprintf("%s.tiers[%d]", path, i)
 		b.uniqueRef(p+".ref", t.Ref, refs, "tiers", i)
 		out := ticketing.Tier{ID: CatalogTierID(b.org, in.Ref, t.Ref), Ref: t.Ref, PersonsIncluded: 1}
-		if n := b.text(p+".name", t.Name, true, 200); n != nil {
+		if n := b.line(p+".name", t.Name, true, 200); n != nil {
 			out.Name = *n
 		}
 		out.Description = b.text(p+".description", t.Description, false, 5000)

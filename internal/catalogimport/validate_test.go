@@ -38,6 +38,17 @@ func TestParseCatalog_Rules(t *testing.T) {
 			[]string{"events[0].title: required"}},
 		{"TitleLength", func() []map[string]any { e := gaEvent("a"); e["title"] = strings.Repeat("x", 201); return one(e) },
 			[]string{"events[0].title: must be at most 200 characters (is 201)"}},
+		{"TitleControlCharacters", func() []map[string]any { e := gaEvent("a"); e["title"] = "Rock\r\nBcc: x"; return one(e) },
+			[]string{"events[0].title: must be one line without control characters (found U+000D at byte 4): remove it"}},
+		{"TitleBidiOverride", func() []map[string]any { e := gaEvent("a"); e["title"] = "Rock \u202egpj.exe"; return one(e) },
+			[]string{"events[0].title: must be one line without control characters (found U+202E at byte 5): remove it"}},
+		{"TierNameControlCharacters", func() []map[string]any {
+			e := gaEvent("a")
+			e["tiers"].([]any)[0].(map[string]any)["name"] = "Floor\x00"
+			return one(e)
+		}, []string{"events[0].tiers[0].name: must be one line without control characters (found U+0000 at byte 5): remove it"}},
+		{"VenueControlCharacters", func() []map[string]any { e := gaEvent("a"); e["venue"] = "Hall\x1b[31m"; return one(e) },
+			[]string{"events[0].venue: must be one line without control characters (found U+001B at byte 4): remove it"}},
 		{"CityAndVenueRequired", func() []map[string]any { e := gaEvent("a"); delete(e, "city"); delete(e, "venue"); return one(e) },
 			[]string{"events[0].city: required", "events[0].venue: required"}},
 		{"SlugFormat", func() []map[string]any { e := gaEvent("a"); e["slug"] = "Rock_Night"; return one(e) },

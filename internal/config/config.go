@@ -139,6 +139,7 @@ var Vars = []Var{
 	{"TIX_SWEEP_GRACE", "1m", "how overdue a timer, webhook fan-out or attempt is before the sweep takes its message for lost and does the work"},
 	{"TIX_MAIL_SENDER", "none", "how email is sent: smtp (TIX_SMTP_ADDR; the local stack's MailDev), ses (Amazon SES v2 in AWS_REGION) or none (no email)"},
 	{"TIX_MAIL_FROM", "", "the service's sending address, e.g. tickets@example.com (the organizer's sender name goes beside it); required unless TIX_MAIL_SENDER=none; with ses a verified identity"},
+	{"TIX_MAIL_RECIPIENT_DAILY_CAP", "20", "emails of orders (tickets, refunds, resends) one address gets from one organizer in a UTC day, live and test together; more are skipped (reason recipient_daily_cap); 1 to 1000"},
 	{"TIX_SMTP_ADDR", "127.0.0.1:1025", "with TIX_MAIL_SENDER=smtp: the SMTP server's host:port"},
 	{"TIX_SMTP_TLS", "", "with smtp: empty (STARTTLS when offered), starttls (required) or tls (implicit, e.g. port 465)"},
 	{"TIX_SMTP_USERNAME", "", "with smtp: AUTH PLAIN user (only over TLS or to localhost); empty = no AUTH"},

@@ -88,7 +88,7 @@ func TestLoad_BadKeyringAndScheduleSayWhy(t *testing.T) {
 func TestLoad_Mail(t *testing.T) {
 	base := withBase()
 	c, err := config.Load(env(base))
-	if err != nil || c.Mail.Sender != "none" || c.Mail.SMTPAddr != "127.0.0.1:1025" {
+	if err != nil || c.Mail.Sender != "none" || c.Mail.SMTPAddr != "127.0.0.1:1025" || c.Mail.RecipientDailyCap != 20 {
 		t.Fatalf("mail defaults: %+v, %v", c.Mail, err)
 	}
 	c, err = config.Load(env(withBase("TIX_MAIL_SENDER", "ses", "TIX_MAIL_FROM", "Tix <tickets@tix.example>", "TIX_SES_CONFIGURATION_SET", "tix")))
@@ -101,6 +101,8 @@ func TestLoad_Mail(t *testing.T) {
 		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "not an address"},
 		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "t@x.example", "TIX_SMTP_ADDR", "nohost"},
 		{"TIX_MAIL_SENDER", "smtp", "TIX_MAIL_FROM", "t@x.example", "TIX_SMTP_TLS", "ssl3"},
+		{"TIX_MAIL_RECIPIENT_DAILY_CAP", "0"},
+		{"TIX_MAIL_RECIPIENT_DAILY_CAP", "1001"},
 	} {
 		_, err := config.Load(env(withBase(bad...)))
 		if err == nil || !strings.Contains(err.Error(), bad[len(bad)-2]) {

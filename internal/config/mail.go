@@ -15,7 +15,14 @@ type Mail struct {
 	SMTPUsername        string // TIX_SMTP_USERNAME
 	SMTPPassword        string // TIX_SMTP_PASSWORD
 	SESConfigurationSet string // TIX_SES_CONFIGURATION_SET
+	// RecipientDailyCap is TIX_MAIL_RECIPIENT_DAILY_CAP: emails of orders one
+	// address gets from one organizer in a UTC day (email.Settings).
+	RecipientDailyCap int
 }
+
+// maxRecipientDailyCap bounds TIX_MAIL_RECIPIENT_DAILY_CAP: the day's job
+// ids are kept in one item (about 100 bytes each).
+const maxRecipientDailyCap = 1000
 
 // mail reads the email settings: the sender kind, its address and, for
 // smtp, a host:port and a TLS mode that can work.
@@ -25,6 +32,10 @@ func (r *reader) mail() Mail {
 		SMTPAddr: r.get("TIX_SMTP_ADDR"), SMTPTLS: r.get("TIX_SMTP_TLS"),
 		SMTPUsername: r.get("TIX_SMTP_USERNAME"), SMTPPassword: r.getenv("TIX_SMTP_PASSWORD"),
 		SESConfigurationSet: r.get("TIX_SES_CONFIGURATION_SET"),
+		RecipientDailyCap:   r.posInt("TIX_MAIL_RECIPIENT_DAILY_CAP"),
+	}
+	if m.RecipientDailyCap > maxRecipientDailyCap {
+		r.errs = append(r.errs, fmt.Errorf("TIX_MAIL_RECIPIENT_DAILY_CAP=%d: at most %d", m.RecipientDailyCap, maxRecipientDailyCap))
 	}
 	switch m.Sender {
 	case "none":

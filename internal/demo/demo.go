@@ -24,6 +24,11 @@ const (
 	OtherOrganizerName = "Other Organizer"
 )
 
+// BuyerEmail is the buyer address of the orders make run's printed lines
+// create: org_demo's test recipient, so its test-mode emails are sent (any
+// other address's are skipped, as for every organizer).
+const BuyerEmail = "you@example.com"
+
 // Refs of the demo events; catalogimport.CatalogEventID(OrganizerID, ref) is the id.
 const (
 	RefConcert    = "rock-night"     // published, general admission, two tiers, in ~30 days
@@ -63,9 +68,20 @@ func (r *Result) Event(organizerID, ref string) *ticketing.Event {
 
 // Seed writes the demo organizers and catalogs unless org_demo already exists, in
 // which case it writes nothing and returns what is there. org_demo is created
-// last, so a Seed that failed half-way is completed by the next one. It creates
-// no keys.
+// last, so a Seed that failed half-way is completed by the next one. Either
+// way org_demo's test recipient is BuyerEmail. It creates no keys.
 func Seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) {
+	res, err := seed(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.AddTestRecipient(ctx, OrganizerID, BuyerEmail); err != nil {
+		return nil, fmt.Errorf("seed the demo organizer's test recipient: %w", err)
+	}
+	return res, nil
+}
+
+func seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) {
 	if _, err := st.GetOrganizer(ctx, OrganizerID); err == nil {
 		return existing(ctx, st, now)
 	} else if !ticketing.IsCode(err, ticketing.CodeNotFound) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"tix/internal/clock"
 	tixmail "tix/internal/mail"
@@ -14,44 +15,17 @@ import (
 
 // compose builds a claimed job's message. final is set when the job cannot
 // be sent and retrying cannot help (rejected: no valid address; suppressed;
-// failed: its order is gone); err alone is a transient failure (retried).
+// skipped: tix's own rules, the reason as a skip error; failed: its order is
+// gone); err alone is a transient failure (retried).
 //
 // The reads run two at a time (the organizer's identity beside the order,
 // then the event beside the suppression list), as the consumer's rate is
 // bound by their round trips.
 func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status, error) {
-	var (
-		m  tixmail.Message
-		id *Identity
-		o  *ticketing.Order
-	)
-	idErr, err := both(
-		func() (err error) { id, err = s.identity(ctx, j.OrganizerID); return err },
-		func() (err error) {
-			if j.Kind != KindAlert {
-				o, err = s.Store.GetOrder(ctx, j.OrderID)
-			}
-			return err
-		})
-	switch {
-	case ticketing.IsCode(err, ticketing.CodeNotFound):
-		return m, StatusFailed, errors.New("order not found")
-	case idErr != nil || err != nil:
-		return m, "", errors.Join(idErr, err)
-	}
-	to := j.To
-	if o != nil {
-		to = o.Buyer.Email
-	}
-	if o != nil && j.Kind != KindRefund && o.Status != ticketing.OrderPaid {
-		// Refunded (or otherwise not paid) before its tickets went out.
-		return m, StatusFailed, fmt.Errorf("order is %s: its tickets are not sent", o.Status)
-	}
-	if j.Kind == KindAlert && j.Alert == nil {
-		return m, StatusFailed, errors.New("alert job without its alert")
-	}
-	if !ValidAddress(to) {
-		return m, StatusRejected, errors.New("invalid address")
+	var m tixmail.Message
+	id, o, to, final, err := s.recipient(ctx, j)
+	if final != "" || err != nil {
+		return m, final, err
 	}
 	var sup bool
 	supErr, err := both(
@@ -73,6 +47,9 @@ func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status,
 	case sup:
 		return m, StatusSuppressed, errors.New("address suppressed (bounce or complaint)")
 	}
+	if final, err := s.charge(ctx, j, to); final != "" || err != nil {
+		return m, final, err
+	}
 	m.FromName, m.ReplyTo, m.To = id.From(), id.ReplyTo, to
 	if m.Headers == nil {
 		m.Headers = map[string]string{}
@@ -84,6 +61,63 @@ func (s *Service) compose(ctx context.Context, j *Job) (tixmail.Message, Status,
 	}
 	return m, "", nil
 }
+
+// recipient reads the organizer's identity and the job's order and decides
+// whom the job may reach: the order's buyer (a test-mode order's only when
+// the address is one of the organizer's own) or the alert's contact.
+func (s *Service) recipient(ctx context.Context, j *Job) (id *Identity, o *ticketing.Order, to string, final Status, err error) {
+	idErr, err := both(
+		func() (err error) { id, err = s.identity(ctx, j.OrganizerID); return err },
+		func() (err error) {
+			if j.Kind != KindAlert {
+				o, err = s.Store.GetOrder(ctx, j.OrderID)
+			}
+			return err
+		})
+	switch {
+	case ticketing.IsCode(err, ticketing.CodeNotFound):
+		return nil, nil, "", StatusFailed, errors.New("order not found")
+	case idErr != nil || err != nil:
+		return nil, nil, "", "", errors.Join(idErr, err)
+	}
+	to = j.To
+	if o != nil {
+		to = o.Buyer.Email
+	}
+	switch {
+	case o != nil && j.Kind != KindRefund && o.Status != ticketing.OrderPaid:
+		// Refunded (or otherwise not paid) before its tickets went out.
+		return nil, nil, "", StatusFailed, fmt.Errorf("order is %s: its tickets are not sent", o.Status)
+	case j.Kind == KindAlert && j.Alert == nil:
+		return nil, nil, "", StatusFailed, errors.New("alert job without its alert")
+	case !ValidAddress(to):
+		return nil, nil, "", StatusRejected, errors.New("invalid address")
+	case o != nil && o.Environment != ticketing.EnvLive && !id.OwnAddress(to):
+		return nil, nil, "", StatusSkipped, skip(ReasonTestMode)
+	}
+	return id, o, to, "", nil
+}
+
+// charge counts an order's email against its address's daily cap (an alert
+// is not counted: it goes to the organizer's own contacts, once per cause).
+func (s *Service) charge(ctx context.Context, j *Job, to string) (Status, error) {
+	if j.Kind == KindAlert || s.Settings.RecipientDailyCap <= 0 {
+		return "", nil
+	}
+	ok, err := s.Store.ChargeRecipient(ctx, j.OrganizerID, to, s.now().Format(time.DateOnly), j.ID(), s.Settings.RecipientDailyCap)
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return StatusSkipped, skip(ReasonRecipientDailyCap)
+	}
+	return "", nil
+}
+
+// skip is why a job is skipped (a Reason...), carried as compose's error.
+type skip string
+
+func (r skip) Error() string { return "skipped: " + string(r) }
 
 // both runs a and b at once and returns their errors.
 func both(a, b func() error) (errA, errB error) {
@@ -113,6 +147,7 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 			return tixmail.Message{}, err
 		}
 	}
+	test := o.Environment != ticketing.EnvLive
 	var tickets []TicketInfo
 	for _, t := range o.Tickets {
 		ti := TicketInfo{Number: t.Number, QRPayload: o.TicketQRFor(t.Number), SeatRef: t.Seat}
@@ -127,10 +162,10 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 			amount = o.Refund.Amount
 		}
 		return s.Renderer.Refund(RefundData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID,
-			Amount: amount, Currency: o.Currency, Tickets: tickets})
+			Amount: amount, Currency: o.Currency, Tickets: tickets, Test: test})
 	}
 	return s.Renderer.Tickets(TicketsData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID,
-		Total: o.TotalPrice, Currency: o.Currency, Tickets: tickets, Resend: j.Kind == KindResend})
+		Total: o.TotalPrice, Currency: o.Currency, Tickets: tickets, Resend: j.Kind == KindResend, Test: test})
 }
 
 // Resend writes a job that sends a paid order's tickets again to its
@@ -181,6 +216,9 @@ type JobView struct {
 	Attempts  int     `json:"attempts"`
 	SentAt    *string `json:"sent_at"`
 	LastError *string `json:"last_error"`
+	// Reason is why a skipped job sent nothing (test_mode,
+	// recipient_daily_cap); null otherwise.
+	Reason *string `json:"reason"`
 }
 
 // OrderStatus is the order's email jobs, oldest first.
@@ -200,6 +238,10 @@ func Views(jobs []*Job) []JobView {
 		if j.LastError != "" {
 			e := j.LastError
 			v.LastError = &e
+		}
+		if j.Reason != "" {
+			r := j.Reason
+			v.Reason = &r
 		}
 		out = append(out, v)
 	}

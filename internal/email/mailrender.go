@@ -44,13 +44,13 @@ func tickets(ts []TicketInfo) []mail.TicketInfo {
 // Tickets renders a paid order's tickets email.
 func (MailRenderer) Tickets(d TicketsData) (mail.Message, error) {
 	return mail.RenderTickets(mail.TicketsEmail{To: d.To, Organizer: organizer(d.Organizer, d.Lang), Event: event(d.Event),
-		OrderID: d.OrderID, Total: mail.Money{Minor: d.Total, Currency: d.Currency}, Tickets: tickets(d.Tickets)})
+		OrderID: d.OrderID, Total: mail.Money{Minor: d.Total, Currency: d.Currency}, Tickets: tickets(d.Tickets), Test: d.Test})
 }
 
 // Refund renders a completed refund's confirmation.
 func (MailRenderer) Refund(d RefundData) (mail.Message, error) {
 	return mail.RenderRefund(mail.RefundEmail{To: d.To, Organizer: organizer(d.Organizer, d.Lang), Event: event(d.Event),
-		OrderID: d.OrderID, Amount: mail.Money{Minor: d.Amount, Currency: d.Currency}, Tickets: tickets(d.Tickets)})
+		OrderID: d.OrderID, Amount: mail.Money{Minor: d.Amount, Currency: d.Currency}, Tickets: tickets(d.Tickets), Test: d.Test})
 }
 
 // Alert renders an owner alert.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode"
 
 	"tix/internal/mail"
 	"tix/internal/ticketing"
@@ -30,8 +31,9 @@ const (
 
 // Status is a job's state. pending → sending (claimed under a lease) → sent,
 // or back to pending for a retry, or failed after MaxAttempts; rejected (the
-// address is invalid or the provider refused it for good) and suppressed (the
-// address is on the suppression list) are final at once.
+// address is invalid or the provider refused it for good), suppressed (the
+// address is on the suppression list) and skipped (tix's own rule said not
+// to send: Job.Reason) are final at once.
 type Status string
 
 const (
@@ -41,11 +43,22 @@ const (
 	StatusFailed     Status = "failed"
 	StatusRejected   Status = "rejected"
 	StatusSuppressed Status = "suppressed"
+	StatusSkipped    Status = "skipped"
+)
+
+// Why a job is skipped (Job.Reason): nothing was sent.
+const (
+	// ReasonTestMode: a test-mode email to an address that is none of the
+	// organizer's own (its contacts and test recipients).
+	ReasonTestMode = "test_mode"
+	// ReasonRecipientDailyCap: the address had its organizer's daily
+	// number of emails already (Settings.RecipientDailyCap).
+	ReasonRecipientDailyCap = "recipient_daily_cap"
 )
 
 // Final reports whether nothing more happens to a job in status s.
 func (s Status) Final() bool {
-	return s == StatusSent || s == StatusFailed || s == StatusRejected || s == StatusSuppressed
+	return s == StatusSent || s == StatusFailed || s == StatusRejected || s == StatusSuppressed || s == StatusSkipped
 }
 
 // Job is one email owed: written once (put if absent), claimed, sent and
@@ -72,6 +85,7 @@ type Job struct {
 	ProviderID    string     `json:"provider_id,omitempty"`
 	SentAt        *time.Time `json:"sent_at,omitempty"`
 	LastError     string     `json:"last_error,omitempty"` // never PII: the provider's error class
+	Reason        string     `json:"reason,omitempty"`     // skipped: why (ReasonTestMode, ReasonRecipientDailyCap)
 	CreatedAt     time.Time  `json:"created_at"`
 	UpdatedAt     time.Time  `json:"updated_at"`
 	Version       int64      `json:"-"`
@@ -126,6 +140,26 @@ type Identity struct {
 	LogoURL     string   `json:"logo_url"`
 	Language    string   `json:"language"` // ru | en
 	Contacts    []string `json:"contacts"` // owner contact addresses for alerts
+	// TestRecipients are the further addresses test-mode emails may go to
+	// (besides Contacts); any other buyer's test-mode email is skipped.
+	TestRecipients []string `json:"test_recipients"`
+}
+
+// MaxTestRecipients bounds an organizer's test allow-list.
+const MaxTestRecipients = 20
+
+// OwnAddress reports whether addr is one of the organizer's own addresses
+// (a contact or a test recipient), compared as Normalize does.
+func (i *Identity) OwnAddress(addr string) bool {
+	n := Normalize(addr)
+	for _, l := range [][]string{i.Contacts, i.TestRecipients} {
+		for _, a := range l {
+			if Normalize(a) == n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Languages are the template languages; the first is the default.
@@ -139,12 +173,37 @@ func (i *Identity) Lang() string {
 	return i.Language
 }
 
-// From is the display name of the organizer's emails.
+// From is the display name of the organizer's emails: its sender name, or
+// its name without the characters a sender name may not hold.
 func (i *Identity) From() string {
 	if i.SenderName != "" {
 		return i.SenderName
 	}
-	return i.Name
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune(senderNameForbidden, r) || unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, i.Name)
+}
+
+// senderNameForbidden are the characters that would make a display name
+// look like, or hide, an address.
+const senderNameForbidden = "@<>"
+
+// ValidSenderName refuses a sender name that could pass for an address or
+// break a header: at most 64 characters on one line, without '@', '<' or
+// '>'. The error says what to change.
+func ValidSenderName(name string) error {
+	switch {
+	case len(name) > 64:
+		return errors.New("a sender name has at most 64 characters")
+	case strings.ContainsAny(name, senderNameForbidden):
+		return errors.New("a sender name may not contain '@', '<' or '>' (it would look like an address): use the organizer's name, e.g. Acme Live")
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return errors.New("a sender name is one line without control characters")
+	}
+	return nil
 }
 
 // Store errors.
@@ -171,6 +230,11 @@ type Store interface {
 	Suppressed(ctx context.Context, addr string) (bool, error)
 	// GetIdentity reads an organizer's identity (its name at least); ErrNotFound.
 	GetIdentity(ctx context.Context, organizerID string) (*Identity, error)
+	// ChargeRecipient counts job jobID against the address's emails from the
+	// organizer on day (YYYY-MM-DD, UTC), at most limit a day, in one
+	// conditional write; the same job counts once. ok false: the day's limit
+	// was reached.
+	ChargeRecipient(ctx context.Context, organizerID, addr, day, jobID string, limit int) (ok bool, err error)
 	// GetOrder and GetEvent read what an order's email shows.
 	GetOrder(ctx context.Context, id string) (*ticketing.Order, error)
 	GetEvent(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error)

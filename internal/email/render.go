@@ -30,6 +30,7 @@ type TicketsData struct {
 	Currency  string
 	Tickets   []TicketInfo
 	Resend    bool // sent again on request
+	Test      bool // a test-mode order's: marked TEST everywhere, never a live ticket
 }
 
 // EventInfo is the event as the email shows it.
@@ -65,6 +66,7 @@ type RefundData struct {
 	Amount    int64
 	Currency  string
 	Tickets   []TicketInfo // the refunded tickets
+	Test      bool         // a test-mode order's: marked TEST
 }
 
 // AlertData is an owner alert.
@@ -87,6 +89,10 @@ func (TextRenderer) Tickets(d TicketsData) (mail.Message, error) {
 	if ru {
 		subject = "Ваши билеты: " + d.Event.Title
 	}
+	if d.Test {
+		subject = mail.TestSubject(subject)
+		b.WriteString(mail.TestNotice(d.Lang) + "\n")
+	}
 	fmt.Fprintf(&b, "%s\n%s, %s\n%s\n", d.Event.Title, d.Event.Venue, d.Event.City, d.Event.Local().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "Order %s, total %s\n", d.OrderID, money(d.Total, d.Currency))
 	for _, t := range d.Tickets {
@@ -102,6 +108,9 @@ func (TextRenderer) Refund(d RefundData) (mail.Message, error) {
 		subject = "Возврат: " + d.Event.Title
 	}
 	text := fmt.Sprintf("Order %s: %s refunded.\nSold by %s. Help: %s\n", d.OrderID, money(d.Amount, d.Currency), d.Organizer.Name, d.Organizer.Support)
+	if d.Test {
+		subject, text = mail.TestSubject(subject), mail.TestNotice(d.Lang)+"\n"+text
+	}
 	return mail.Message{Subject: subject, Text: text}, nil
 }
 

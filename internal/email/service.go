@@ -27,14 +27,23 @@ type Settings struct {
 	// sends another.
 	SweepGrace time.Duration
 	SweepBatch int
+	// RecipientDailyCap is how many emails of an order (tickets, refund,
+	// resend) one address gets from one organizer in a UTC day, live and test
+	// together; more are skipped (ReasonRecipientDailyCap). 0: no cap.
+	RecipientDailyCap int
 }
+
+// DefaultRecipientDailyCap is Settings.RecipientDailyCap's default
+// (TIX_MAIL_RECIPIENT_DAILY_CAP).
+const DefaultRecipientDailyCap = 20
 
 // DefaultSettings: 5 attempts over about 40 minutes.
 var DefaultSettings = Settings{
-	Backoff:    []time.Duration{30 * time.Second, 2 * time.Minute, 8 * time.Minute, 30 * time.Minute},
-	Lease:      2 * time.Minute,
-	SweepGrace: time.Minute,
-	SweepBatch: 100,
+	Backoff:           []time.Duration{30 * time.Second, 2 * time.Minute, 8 * time.Minute, 30 * time.Minute},
+	Lease:             2 * time.Minute,
+	SweepGrace:        time.Minute,
+	SweepBatch:        100,
+	RecipientDailyCap: DefaultRecipientDailyCap,
 }
 
 // Service writes, sends and sweeps email jobs.
@@ -156,11 +165,14 @@ func (s *Service) Handle(ctx context.Context, m Message) error {
 }
 
 // outcome records a claimed job's result: sent, final at once (rejected,
-// suppressed or failed without retry), or a failed attempt, retried after
-// its backoff until MaxAttempts.
+// suppressed, skipped or failed without retry), or a failed attempt, retried
+// after its backoff until MaxAttempts.
 func (s *Service) outcome(j *Job, final Status, id string, err error, now time.Time) {
 	j.LeaseUntil, j.UpdatedAt = nil, now
+	var why skip
 	switch {
+	case final != "" && errors.As(err, &why):
+		j.Status, j.Reason = final, string(why)
 	case final != "":
 		j.Status = final
 		if err != nil {

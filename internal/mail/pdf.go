@@ -28,7 +28,12 @@ func ticketsPDF(e TicketsEmail, v view, qrs []Part, l string) ([]byte, error) {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(time.Unix(0, 0).UTC()) // the same order renders the same bytes
 	pdf.SetModificationDate(time.Unix(0, 0).UTC())
-	pdf.SetTitle(e.Event.Title, true)
+	if e.Test {
+		pdf.SetTitle(TestSubject(e.Event.Title), true)
+		pdf.SetSubject("TEST", false)
+	} else {
+		pdf.SetTitle(e.Event.Title, true)
+	}
 	pdf.SetAuthor(e.Organizer.Name, true)
 	pdf.AddUTF8FontFromBytes("go", "", goregular.TTF)
 	pdf.AddUTF8FontFromBytes("go", "B", gobold.TTF)
@@ -38,6 +43,9 @@ func ticketsPDF(e TicketsEmail, v view, qrs []Part, l string) ([]byte, error) {
 		name := fmt.Sprintf("qr%d", i)
 		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(qrs[i].Data))
 		pdf.AddPage()
+		if e.Test {
+			testBanner(pdf, l)
+		}
 		pdf.SetFont("go", "B", 22)
 		pdf.MultiCell(0, 10, e.Event.Title, "", "L", false)
 		pdf.Ln(2)
@@ -72,6 +80,21 @@ func ticketsPDF(e TicketsEmail, v view, qrs []Part, l string) ([]byte, error) {
 		return nil, fmt.Errorf("mail: tickets PDF: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// testBanner heads a test ticket's page with a red band: TEST in the core
+// Helvetica (plain text in the page) and the notice in the page's language.
+func testBanner(pdf *fpdf.Fpdf, l string) {
+	pdf.SetFillColor(185, 28, 28)
+	pdf.Rect(0, 0, 210, 18, "F")
+	pdf.SetTextColor(255, 255, 255)
+	pdf.SetXY(0, 1)
+	pdf.SetFont("Helvetica", "B", 16)
+	pdf.CellFormat(210, 8, "TEST - NOT A VALID TICKET", "", 2, "C", false, 0, "")
+	pdf.SetFont("go", "", 8)
+	pdf.CellFormat(210, 6, TestNotice(l), "", 2, "C", false, 0, "")
+	pdf.SetTextColor(0, 0, 0)
+	pdf.SetXY(20, 22)
 }
 
 func joinNonEmpty(parts ...string) string {

@@ -57,6 +57,10 @@ type TicketsEmail struct {
 	OrderID   string
 	Total     Money
 	Tickets   []TicketInfo
+	// Test marks a test-mode order's email: TEST in the subject, both parts,
+	// every PDF page and every QR code, whose payload should say so too
+	// (ticketing.Order.TicketQRFor does).
+	Test bool
 }
 
 // RefundEmail confirms a completed refund to the buyer.
@@ -67,6 +71,7 @@ type RefundEmail struct {
 	OrderID   string
 	Amount    Money
 	Tickets   []TicketInfo // the refunded tickets (numbers only are shown)
+	Test      bool         // a test-mode order's: TEST in the subject and both parts
 }
 
 //go:embed templates
@@ -117,6 +122,28 @@ type view struct {
 	OrderID string
 	Total   string
 	Tickets []ticketView
+	// TestNotice is the test-mode banner ("" for a live order's email).
+	TestNotice string
+}
+
+// TestSubject is a test-mode email's subject.
+func TestSubject(s string) string { return "[TEST] " + s }
+
+// TestNotice is the line a test-mode email opens with, in language l.
+func TestNotice(l string) string {
+	if l == "ru" {
+		return "TEST · ТЕСТ: письмо тестового режима. Оплаты не было, билеты недействительны и на вход не пропускают."
+	}
+	return "TEST: an email of test mode. Nothing was paid; these tickets are not valid and admit no one."
+}
+
+// withTest marks a rendered email as a test-mode one when test is set.
+func withTest(m Message, test bool, l string) Message {
+	if test {
+		m.Subject = TestSubject(m.Subject)
+		m.Text = TestNotice(l) + "\n\n" + m.Text
+	}
+	return m
 }
 
 func newView(org Organizer, ev Event, orderID string, total Money, tickets []TicketInfo, l string) (view, error) {
@@ -151,15 +178,18 @@ func RenderTickets(e TicketsEmail) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
+	if e.Test {
+		v.TestNotice = TestNotice(l)
+	}
 	text, html, err := render("tickets", l, v)
 	if err != nil {
 		return Message{}, err
 	}
-	m := Message{FromName: e.Organizer.Name, ReplyTo: e.Organizer.ReplyTo, To: e.To,
+	m := withTest(Message{FromName: e.Organizer.Name, ReplyTo: e.Organizer.ReplyTo, To: e.To,
 		Subject: subject(l, "tickets", e.Event.Title), Text: text, HTML: html,
-		Headers: map[string]string{"X-Tix-Order": e.OrderID, "X-Tix-Kind": "tickets"}}
+		Headers: map[string]string{"X-Tix-Order": e.OrderID, "X-Tix-Kind": "tickets"}}, e.Test, l)
 	for i, t := range e.Tickets {
-		png, err := qrPNG(t.QR)
+		png, err := qrPNG(t.QR, e.Test)
 		if err != nil {
 			return Message{}, err
 		}
@@ -183,13 +213,16 @@ func RenderRefund(e RefundEmail) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
+	if e.Test {
+		v.TestNotice = TestNotice(l)
+	}
 	text, html, err := render("refund", l, v)
 	if err != nil {
 		return Message{}, err
 	}
-	return Message{FromName: e.Organizer.Name, ReplyTo: e.Organizer.ReplyTo, To: e.To,
+	return withTest(Message{FromName: e.Organizer.Name, ReplyTo: e.Organizer.ReplyTo, To: e.To,
 		Subject: subject(l, "refund", e.Event.Title), Text: text, HTML: html,
-		Headers: map[string]string{"X-Tix-Order": e.OrderID, "X-Tix-Kind": "refund"}}, nil
+		Headers: map[string]string{"X-Tix-Order": e.OrderID, "X-Tix-Kind": "refund"}}, e.Test, l), nil
 }
 
 func subject(l, kind, title string) string {

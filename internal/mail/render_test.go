@@ -223,3 +223,40 @@ func TestRenderAlert(t *testing.T) {
 		t.Error("missing fields accepted")
 	}
 }
+
+// A test-mode email says TEST in its subject, both parts, every PDF page
+// and every QR image (framed, still scannable); a live one nowhere. The
+// refund confirmation of a test order is marked too.
+func TestRender_TestModeIsMarkedTEST(t *testing.T) {
+	for _, lang := range []string{"ru", "en"} {
+		for _, test := range []bool{true, false} {
+			e := sampleTickets(lang)
+			e.Test = test
+			m, err := mail.RenderTickets(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pdfPages := strings.Count(mailtest.PDFStrings(m.Attachments[0].Data), "(TEST - NOT A VALID TICKET)")
+			marked := []bool{strings.HasPrefix(m.Subject, "[TEST] "), strings.HasPrefix(m.Text, "TEST"),
+				strings.Contains(m.HTML, ">TEST"), pdfPages == len(e.Tickets)}
+			for i, got := range marked {
+				if got != test {
+					t.Errorf("%s test=%v: mark %d (subject, text, html, pdf) is %v", lang, test, i, got)
+				}
+			}
+			if !test && pdfPages != 0 {
+				t.Errorf("%s live: %d PDF pages say TEST", lang, pdfPages)
+			}
+			for i, img := range m.Inline {
+				if got, err := mailtest.DecodeQR(img.Data); err != nil || got != e.Tickets[i].QR {
+					t.Errorf("%s test=%v: QR %d reads %q (%v)", lang, test, i, got, err)
+				}
+			}
+			r, err := mail.RenderRefund(mail.RefundEmail{To: e.To, Organizer: e.Organizer, Event: e.Event, OrderID: e.OrderID,
+				Amount: e.Total, Tickets: e.Tickets, Test: test})
+			if err != nil || strings.HasPrefix(r.Subject, "[TEST] ") != test || strings.HasPrefix(r.Text, "TEST") != test {
+				t.Errorf("%s test=%v: refund subject %q, text %.40q (%v)", lang, test, r.Subject, r.Text, err)
+			}
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,8 +20,9 @@ import (
 
 // An organizer's email identity lives on its organizer item, one top-level
 // attribute per field (mail_sender, mail_reply_to, mail_support, mail_logo,
-// mail_lang, mail_contacts), so set-identity and set-contacts change only
-// what they name and never lose each other's writes.
+// mail_lang, mail_contacts, and the string set mail_test_recipients), so
+// set-identity, set-contacts and test-recipients change only what they name
+// and never lose each other's writes.
 var identityAttrs = map[string]string{
 	"sender_name": "mail_sender", "reply_to": "mail_reply_to", "support": "mail_support",
 	"logo_url": "mail_logo", "language": "mail_lang",
@@ -44,7 +47,7 @@ func (s *Store) GetIdentity(ctx context.Context, org string) (*email.Identity, e
 func identityFrom(org string, it map[string]types.AttributeValue) *email.Identity {
 	id := &email.Identity{OrganizerID: org, Name: attrS(it, "name"), SenderName: attrS(it, "mail_sender"),
 		ReplyTo: attrS(it, "mail_reply_to"), Support: attrS(it, "mail_support"), LogoURL: attrS(it, "mail_logo"),
-		Language: attrS(it, "mail_lang"), Contacts: []string{}}
+		Language: attrS(it, "mail_lang"), Contacts: []string{}, TestRecipients: []string{}}
 	if l, ok := it["mail_contacts"].(*types.AttributeValueMemberL); ok {
 		for _, v := range l.Value {
 			if sv, ok := v.(*types.AttributeValueMemberS); ok {
@@ -52,8 +55,16 @@ func identityFrom(org string, it map[string]types.AttributeValue) *email.Identit
 			}
 		}
 	}
+	if ss, ok := it[testRecipientsAttr].(*types.AttributeValueMemberSS); ok {
+		id.TestRecipients = append(id.TestRecipients, ss.Value...)
+		sort.Strings(id.TestRecipients)
+	}
 	return id
 }
+
+// testRecipientsAttr is the organizer's test allow-list, a string set of
+// normalized addresses.
+const testRecipientsAttr = "mail_test_recipients"
 
 // SetIdentity sets the named identity fields (keys of identityAttrs; "" removes
 // one) of an existing organizer and returns its identity after.
@@ -65,13 +76,25 @@ func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]s
 		if !ok {
 			return nil, fmt.Errorf("unknown identity field %q", k)
 		}
+		if k == "sender_name" {
+			if err := email.ValidSenderName(v); err != nil {
+				return nil, ticketing.Invalid("sender_name", "%s", err.Error())
+			}
+		}
 		if v == "" {
 			remove = append(remove, x.n(attr))
 		} else {
 			set = append(set, x.n(attr)+" = "+x.s(v))
 		}
 	}
-	return s.updateIdentity(ctx, org, x, set, remove)
+	var expr []string
+	if len(set) > 0 {
+		expr = append(expr, "SET "+strings.Join(set, ", "))
+	}
+	if len(remove) > 0 {
+		expr = append(expr, "REMOVE "+strings.Join(remove, ", "))
+	}
+	return s.updateIdentity(ctx, org, x, expr, "")
 }
 
 // SetContacts replaces an organizer's owner contact addresses.
@@ -81,28 +104,60 @@ func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) 
 	for _, c := range contacts {
 		l.Value = append(l.Value, str(c))
 	}
-	return s.updateIdentity(ctx, org, x, []string{x.n("mail_contacts") + " = " + x.v(l)}, nil)
+	return s.updateIdentity(ctx, org, x, []string{"SET " + x.n("mail_contacts") + " = " + x.v(l)}, "")
 }
 
-func (s *Store) updateIdentity(ctx context.Context, org string, x *exprs, set, remove []string) (*email.Identity, error) {
-	var expr []string
-	if len(set) > 0 {
-		expr = append(expr, "SET "+strings.Join(set, ", "))
+// AddTestRecipient puts an address (normalized) on the organizer's test
+// allow-list, at most email.MaxTestRecipients of them (conflict beyond);
+// adding one that is there changes nothing.
+func (s *Store) AddTestRecipient(ctx context.Context, org, addr string) (*email.Identity, error) {
+	x := newExprs()
+	a := email.Normalize(addr)
+	list := x.n(testRecipientsAttr)
+	cond := "(attribute_not_exists(" + list + ") OR size(" + list + ") < " + x.d(email.MaxTestRecipients) +
+		" OR contains(" + list + ", " + x.s(a) + "))"
+	id, err := s.updateIdentity(ctx, org, x, []string{"ADD " + list + " " + x.v(&types.AttributeValueMemberSS{Value: []string{a}})}, cond)
+	if errors.Is(err, errConditionFailed) {
+		return nil, ticketing.Errorf(ticketing.CodeConflict,
+			"organizer %s has %d test recipients already: remove one first (--remove)", org, email.MaxTestRecipients)
 	}
-	if len(remove) > 0 {
-		expr = append(expr, "REMOVE "+strings.Join(remove, ", "))
-	}
+	return id, err
+}
+
+// RemoveTestRecipient takes an address off the organizer's test allow-list
+// (one that is not there changes nothing).
+func (s *Store) RemoveTestRecipient(ctx context.Context, org, addr string) (*email.Identity, error) {
+	x := newExprs()
+	set := &types.AttributeValueMemberSS{Value: []string{email.Normalize(addr)}}
+	return s.updateIdentity(ctx, org, x, []string{"DELETE " + x.n(testRecipientsAttr) + " " + x.v(set)}, "")
+}
+
+// errConditionFailed is updateIdentity's extra condition failing on an
+// organizer that exists.
+var errConditionFailed = errors.New("condition failed")
+
+// updateIdentity applies the update clauses to an existing organizer (not
+// found otherwise) under the extra condition cond ("" for none; its failure
+// is errConditionFailed), and returns its identity after.
+func (s *Store) updateIdentity(ctx context.Context, org string, x *exprs, expr []string, cond string) (*email.Identity, error) {
 	if len(expr) == 0 {
 		return s.GetIdentity(ctx, org)
+	}
+	condition := "attribute_exists(" + x.n("PK") + ")"
+	if cond != "" {
+		condition += " AND " + cond
 	}
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(org), skOrganizer),
 		UpdateExpression:         aws.String(strings.Join(expr, " ")),
-		ConditionExpression:      aws.String("attribute_exists(" + x.n("PK") + ")"),
+		ConditionExpression:      aws.String(condition),
 		ExpressionAttributeNames: x.names, ExpressionAttributeValues: nilIfEmpty(x.vals),
 		ReturnValues: types.ReturnValueAllNew,
 	})
 	if _, ok := isConditionFailed(err); ok {
+		if _, gerr := s.GetIdentity(ctx, org); cond != "" && gerr == nil {
+			return nil, errConditionFailed
+		}
 		return nil, ticketing.NotFound("organizer " + org)
 	}
 	if err != nil {

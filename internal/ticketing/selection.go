@@ -168,6 +168,9 @@ func validateCreate(req *OrderRequest) (Buyer, error) {
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
 		return b, Invalid("buyer.email", "buyer.email %q is not a valid email address", email)
 	}
+	if strings.ContainsAny(email[strings.LastIndex(email, "@"):], "[]") {
+		return b, Invalid("buyer.email", "buyer.email %q has an IP address for its domain: give an address at a domain name, like anna@example.com", email)
+	}
 	b.Email = email
 	if req.Buyer.Name != nil {
 		if len(*req.Buyer.Name) > 200 {

@@ -77,6 +77,7 @@ func TestCreateOrder_BuyerAndPaymentRules(t *testing.T) {
 		{"no buyer", ticketing.OrderRequest{TierID: ga}, ticketing.CodeInvalidRequest, "buyer"},
 		{"no email", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{}}, ticketing.CodeInvalidRequest, "buyer.email"},
 		{"bad email", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@b")}}, ticketing.CodeInvalidRequest, "buyer.email"},
+		{"domain literal email", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@[127.0.0.1]")}}, ticketing.CodeInvalidRequest, "buyer.email"},
 		{"bad phone", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com"), Phone: ptr("call me")}}, ticketing.CodeInvalidRequest, "buyer.phone"},
 		{"http return_url", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com")}, ReturnURL: ptr("http://x.example")}, ticketing.CodeInvalidRequest, "return_url"},
 		{"card payment", ticketing.OrderRequest{TierID: ga, Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com")}, PaymentMethod: ptr("card")}, ticketing.CodeUnsupported, "payment_method"},

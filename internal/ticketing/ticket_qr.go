@@ -5,7 +5,9 @@ import "encoding/json"
 // TicketQRFor is the QR payload of one ticket of the order, the code its
 // email shows beside it and prints on its PDF page: the order-level payload's
 // shape (TicketQR) naming that ticket's number and admitting one person, so a
-// door scanner that reads the order's code reads this one too.
+// door scanner that reads the order's code reads this one too. A test-mode
+// order's code also says "test": true (beside livemode false), so a scanner
+// or a person reading it cannot take it for a live ticket.
 func (o *Order) TicketQRFor(ticketNumber string) string {
 	b, _ := json.Marshal(struct {
 		V            int    `json:"v"`
@@ -15,6 +17,7 @@ func (o *Order) TicketQRFor(ticketNumber string) string {
 		OccurrenceID string `json:"occurrence_id,omitempty"`
 		Quantity     int    `json:"quantity"`
 		Livemode     bool   `json:"livemode"`
-	}{1, o.ID, ticketNumber, o.EventID, o.OccurrenceID, 1, o.Environment == EnvLive})
+		Test         bool   `json:"test,omitempty"`
+	}{1, o.ID, ticketNumber, o.EventID, o.OccurrenceID, 1, o.Environment == EnvLive, o.Environment != EnvLive})
 	return string(b)
 }

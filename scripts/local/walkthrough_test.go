@@ -39,7 +39,8 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	table, addr, simAddr := testenv.UniqueName("tix-walk"), freeAddr(t), freeAddr(t)
 	env := append(os.Environ(), "TIX_TABLE="+table, "TIX_ADDR="+addr, "TIX_DATA_DIR="+t.TempDir(), "TIX_ACQUIRER_SIM_ADDR="+simAddr,
 		"TIX_DYNAMODB_ENDPOINT="+testenv.DynamoEndpoint(t), "TIX_SQS_ENDPOINT="+testenv.SQSEndpoint(t),
-		"TIX_QUEUE_PREFIX="+testenv.UniqueName("tix-walk"), "TIX_LOG_LEVEL=warn")
+		"TIX_QUEUE_PREFIX="+testenv.UniqueName("tix-walk"), "TIX_LOG_LEVEL=warn",
+		"TIX_SMTP_ADDR="+testenv.SMTPEndpoint(t), "TIX_MAILDEV_URL="+testenv.MailDevURL(t))
 	out := startRunner(t, root, filepath.Join(bin, "tix-local"), env, table)
 	welcome := out[strings.Index(out, "tix is running on"):]
 	if !strings.Contains(welcome, "TIX_TABLE="+table+" go run ./scripts/tixctl") {
@@ -56,7 +57,14 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	}))
 	defer rc.Close()
 	printed := strings.ReplaceAll(commands(welcome), "http://127.0.0.1:9000/hooks", rc.URL+"/hooks")
-	done := runShell(t, root, bin, env, "make run's commands", printed)
+	orderURL := "http://" + addr + "/v1/orders/$ORDER"
+	waitEmail := strings.NewReplacer("$SK", regexp.MustCompile(`sk_test_[A-Za-z0-9]+`).FindString(welcome), "$URL", orderURL).Replace(printedOrderEmail)
+	done := runShell(t, root, bin, env, "make run's commands", printed+waitEmail)
+	// The printed test order's buyer is the demo organizer's test recipient:
+	// its tickets email is sent (a stranger's would be skipped).
+	if !strings.Contains(done, "printed order's email: tickets sent\n") {
+		t.Errorf("the printed test order's tickets email was not sent:\n%s", done)
+	}
 	// The live order went through the simulator: paid, then refunded by the bank.
 	if !strings.Contains(done, "status:    refunded") || !regexp.MustCompile(`refund:    rfd_\w+ completed`).MatchString(done) {
 		t.Errorf("the live walkthrough did not end with the order refunded by the bank:\n%s", done)
@@ -242,6 +250,16 @@ func runShell(t *testing.T, root, bin string, env []string, what, script string)
 	}
 	return out.String()
 }
+
+// printedOrderEmail waits up to 30 s for the printed order's tickets email
+// to be done and prints its status ($SK and $URL are replaced by the test).
+const printedOrderEmail = `for i in $(seq 150); do
+  EMAIL=$(command curl -s -H "Authorization: Bearer $SK" "$URL" | python3 -c 'import sys,json
+print(" ".join(e["kind"]+" "+e["status"] for e in json.load(sys.stdin).get("email") or []))')
+  case "$EMAIL" in *pending*|*sending*|"") sleep 0.2;; *) break;; esac
+done
+echo "printed order's email: $EMAIL"
+`
 
 // waitDelivered waits up to 30 s for a delivered webhook delivery (the
 // README's redelivery line needs one; the walkthrough's orders make them).

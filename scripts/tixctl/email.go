@@ -57,7 +57,10 @@ func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
 		v := f.Value.String()
 		switch f.Name {
 		case "sender-name":
-			fields["sender_name"], bad = *sender, firstErr(bad, oneLine(f.Name, v, 64))
+			if err := email.ValidSenderName(v); err != nil {
+				bad = firstErr(bad, usagef("--sender-name: %v", err))
+			}
+			fields["sender_name"] = *sender
 		case "reply-to":
 			if v != "" && !email.ValidAddress(v) {
 				bad = firstErr(bad, usagef("--reply-to must be one plain address, like help@example.com"))
@@ -132,8 +135,9 @@ func printIdentity(w io.Writer, i *email.Identity) {
 		}
 		return s
 	}
-	fmt.Fprintf(w, "organizer: %s (%s)\nsender:    %s\nreply-to:  %s\nsupport:   %s\nlogo:      %s\nlanguage:  %s\ncontacts:  %s\n",
-		i.OrganizerID, i.Name, i.From(), or(i.ReplyTo), or(i.Support), or(i.LogoURL), i.Lang(), or(strings.Join(i.Contacts, ", ")))
+	fmt.Fprintf(w, "organizer: %s (%s)\nsender:    %s\nreply-to:  %s\nsupport:   %s\nlogo:      %s\nlanguage:  %s\ncontacts:  %s\ntest-mode: %s\n",
+		i.OrganizerID, i.Name, i.From(), or(i.ReplyTo), or(i.Support), or(i.LogoURL), i.Lang(), or(strings.Join(i.Contacts, ", ")),
+		or(strings.Join(i.TestRecipients, ", ")))
 }
 
 // resendView is orders resend-tickets' output.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -24,12 +25,8 @@ func TestOrganizersIdentityAndContacts(t *testing.T) {
 		"--reply-to", "help@hall.example", "--logo-url", "https://hall.example/logo.png", "--support", "+7 900 000-00-00")
 	c.json(0, &id, "organizers", "set-contacts", "--id", "org_mail", "--email", "a@hall.example", "--email", "b@hall.example")
 	c.json(0, &id, "organizers", "set-identity", "--id", "org_mail", "--reply-to", "")
-	var keys []string
-	for k := range id {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	if want := []string{"contacts", "language", "logo_url", "name", "organizer_id", "reply_to", "sender_name", "support"}; !slices.Equal(keys, want) {
+	keys := slices.Sorted(maps.Keys(id))
+	if want := []string{"contacts", "language", "logo_url", "name", "organizer_id", "reply_to", "sender_name", "support", "test_recipients"}; !slices.Equal(keys, want) {
 		t.Errorf("--json keys %v, want %v", keys, want)
 	}
 	if id["sender_name"] != "Hall Tickets" || id["language"] != "en" || id["reply_to"] != "" || id["name"] != "Hall" ||
@@ -40,6 +37,9 @@ func TestOrganizersIdentityAndContacts(t *testing.T) {
 		{"organizers", "set-identity", "--id", "org_mail", "--language", "de"},
 		{"organizers", "set-identity", "--id", "org_mail", "--reply-to", "Bob <b@x.example>"},
 		{"organizers", "set-identity", "--id", "org_mail", "--sender-name", "a\r\nBcc: x@y"},
+		{"organizers", "set-identity", "--id", "org_mail", "--sender-name", "support@bank.example"},
+		{"organizers", "set-identity", "--id", "org_mail", "--sender-name", "Bank <support@bank.example>"},
+		{"organizers", "set-identity", "--id", "org_mail", "--sender-name", "Hall >"},
 		{"organizers", "set-identity", "--id", "org_mail", "--logo-url", "http://insecure.example/l.png"},
 		{"organizers", "set-contacts", "--id", "org_mail"},
 		{"organizers", "set-contacts", "--id", "org_mail", "--email", "not-an-address"},
@@ -49,6 +49,42 @@ func TestOrganizersIdentityAndContacts(t *testing.T) {
 		}
 	}
 	if code, _, _ := c.run("organizers", "set-contacts", "--id", "org_none", "--email", "a@x.example"); code != 1 {
+		t.Errorf("unknown organizer: exit %d, want 1", code)
+	}
+}
+
+// test-recipients adds (normalized, once), removes and lists the test
+// allow-list in a stable JSON shape beside the contacts; bad addresses are
+// usage errors, an unknown organizer an error.
+func TestOrganizersTestRecipients(t *testing.T) {
+	t.Parallel()
+	c, _ := newCLI(t)
+	var org ticketing.Organizer
+	c.json(0, &org, "organizers", "create", "--name", "Hall", "--id", "org_tr")
+	var v map[string]any
+	c.json(0, &v, "organizers", "test-recipients", "--id", "org_tr", "--add", "Dev@Hall.example", "--add", "qa@hall.example", "--add", "dev@hall.example")
+	c.json(0, &v, "organizers", "test-recipients", "--id", "org_tr", "--remove", "qa@hall.example")
+	c.json(0, &v, "organizers", "test-recipients", "--id", "org_tr", "--list")
+	keys := slices.Sorted(maps.Keys(v))
+	if want := []string{"contacts", "organizer_id", "test_recipients"}; !slices.Equal(keys, want) {
+		t.Errorf("--json keys %v, want %v", keys, want)
+	}
+	if l, _ := v["test_recipients"].([]any); len(l) != 1 || l[0] != "dev@hall.example" || v["organizer_id"] != "org_tr" {
+		t.Errorf("test recipients %v", v)
+	}
+	if _, out, _ := c.run("organizers", "test-recipients", "--id", "org_tr"); !strings.Contains(out, "dev@hall.example") {
+		t.Errorf("the listing: %q", out)
+	}
+	for _, args := range [][]string{
+		{"organizers", "test-recipients", "--id", "org_tr", "--add", "Bob <b@hall.example>"},
+		{"organizers", "test-recipients", "--id", "org_tr", "--remove", "not-an-address"},
+		{"organizers", "test-recipients", "--add", "a@hall.example"},
+	} {
+		if code, _, _ := c.run(args...); code != 2 {
+			t.Errorf("tixctl %s: exit %d, want 2", strings.Join(args, " "), code)
+		}
+	}
+	if code, _, _ := c.run("organizers", "test-recipients", "--id", "org_none", "--add", "a@x.example"); code != 1 {
 		t.Errorf("unknown organizer: exit %d, want 1", code)
 	}
 }

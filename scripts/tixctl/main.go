@@ -25,6 +25,7 @@ var commands = []command{
 	{"organizers receipt-settings", "--id ID --taxation T --vat V", "change the taxation and VAT rate of the organizer's receipts", organizersReceiptSettings},
 	{"organizers set-identity", "--id ID [--sender-name NAME] [--reply-to ADDR] [--support TEXT] [--logo-url URL] [--language ru|en]", "set how the organizer appears in its emails (only the flags given change)", organizersSetIdentity},
 	{"organizers set-contacts", "--id ID --email ADDR [--email ADDR]...", "set the owner contact addresses that receive alerts", organizersSetContacts},
+	{"organizers test-recipients", "--id ID [--add ADDR]... [--remove ADDR]... [--list]", "the addresses test-mode emails may reach besides the owner contacts (at most 20); others are skipped", organizersTestRecipients},
 	{"keys create", "--organizer ID --type sk|pk --env test|live [--scopes a,b] [--origin URL]... [--ip CIDR]... [--expires RFC3339|DURATION] [--name LABEL]", "create an API key; prints its secret once", keysCreate},
 	{"keys list", "--organizer ID", "list an organizer's keys (never secrets)", keysList},
 	{"keys revoke", "--id key_x", "revoke a key (refused everywhere within TIX_KEY_CACHE_TTL, 10 s)", keysRevoke},

@@ -162,6 +162,9 @@ func (v orderView) print(w io.Writer) {
 		if e.LastError != nil {
 			fmt.Fprintf(w, " (last error: %s)", *e.LastError)
 		}
+		if e.Reason != nil {
+			fmt.Fprintf(w, " (reason: %s)", *e.Reason)
+		}
 		fmt.Fprintln(w)
 	}
 	if x := v.OutsideRefund; x != nil {

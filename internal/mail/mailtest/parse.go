@@ -5,6 +5,7 @@ package mailtest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"fmt"
 	"image/png"
@@ -138,4 +139,26 @@ func PDFPages(pdf []byte) (int, error) {
 		return 0, fmt.Errorf("not a complete PDF")
 	}
 	return len(pageObject.FindAll(pdf, -1)), nil
+}
+
+// pdfStream matches a PDF stream's content (up to endstream: the end of
+// line before it is left to zlib, which stops at the end of its data).
+var pdfStream = regexp.MustCompile(`(?s)>>\s*stream\r?\n(.*?)endstream`)
+
+// PDFStrings are the literal strings the PDF's content streams show, e.g.
+// what a core font (Helvetica) writes, inflated where the stream is
+// compressed; text in an embedded Unicode font is glyph ids, not found here.
+func PDFStrings(pdf []byte) string {
+	var b strings.Builder
+	for _, m := range pdfStream.FindAllSubmatch(pdf, -1) {
+		data := m[1]
+		if r, err := zlib.NewReader(bytes.NewReader(data)); err == nil {
+			if inflated, err := io.ReadAll(r); err == nil {
+				data = inflated
+			}
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
