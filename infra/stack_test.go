@@ -59,6 +59,10 @@ func TestMain(m *testing.M) {
 	// about 30 of the 36 s of these tests; the checks here and cdk-nag's rules
 	// (TestCdkNag) are what the templates are held to. make synth still runs it.
 	_ = os.Setenv("CDK_VALIDATION", "false")
+	if os.Getenv(runAppEnv) != "" {
+		main() // the app as the cdk CLI runs it (cli_test.go)
+		os.Exit(0)
+	}
 	prepareNodeEnv()
 	closeJSII := quietJSIIExit()
 	code := func() int {
