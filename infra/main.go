@@ -33,6 +33,9 @@
 //	provisionedConcurrency            e.g. orders=50: pre-started instances behind alias "live"
 //	                                  (billed per hour while set; unset: none)
 //	apiRateLimit, apiBurstLimit       the v1 stage's throttle (default 1000 and 2000 requests/s)
+//	quotaTableReads, quotaTableWrites the account's quotas the values above must fit (unset:
+//	quotaConcurrency                  AWS's defaults, 40,000 units per table and index, 1,000
+//	quotaApiRate, quotaApiBurst       concurrent executions, 10,000/5,000 API requests/s)
 //
 // Account and region come from CDK_DEPLOY_ACCOUNT/CDK_DEPLOY_REGION, else from
 // CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION (which the cdk CLI sets from the AWS

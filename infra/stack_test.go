@@ -50,7 +50,8 @@ var (
 	prodMailFrom, prodMailIdentity = "tickets@tix.example", "tix.example"
 	prodOnSale                     = OnSale{TableWarmReads: 60000, TableWarmWrites: 40000, IndexWarmReads: 12000, IndexWarmWrites: 20000,
 		Reserved:    map[string]int{"catalog": 400, "holds": 100, "orders": 400},
-		Provisioned: map[string]int{"orders": 20}, APIRateLimit: 30000, APIBurstLimit: 10000}
+		Provisioned: map[string]int{"orders": 20}, APIRateLimit: 30000, APIBurstLimit: 10000,
+		Quotas: Quotas{TableReads: 60000, APIRate: 30000, APIBurst: 10000}} // the quotas the account was granted
 )
 
 func TestMain(m *testing.M) {
@@ -619,6 +620,8 @@ func TestFunctions(t *testing.T) {
 					"KmsKeyArn":     assertions.Match_Absent(),
 					"Environment": obj{"Variables": obj{
 						"TIX_TABLE": obj{"Ref": tableID}, "TIX_QUEUE_PREFIX": "tix-" + stage, "TIX_LOG_FORMAT": "json",
+						// The Go heap's soft limit, 90% of the memory size.
+						"GOMEMLIMIT":        map[int]string{256: "230MiB", 512: "460MiB"}[f.Memory],
 						"TIX_CURSOR_SECRET": assertions.Match_Absent(), "TIX_WEBHOOK_KEYRING": assertions.Match_Absent(),
 					}},
 				}))
