@@ -224,6 +224,17 @@ func (b *build) role(f Function, logs awslogs.LogGroup, table awsdynamodb.Table,
 	return role
 }
 
+// TimersMaxConcurrency caps the timers function's concurrent invocations
+// from its queue, as DeliverMaxConcurrency does deliver's: an on-sale's
+// expiries come due together 15 minutes after its orders (at 5,000 unpaid
+// orders/s, batches of 10 at ~100 ms take about 50 instances); past the cap
+// they wait in the queue (its oldest-age alarm) instead of taking the
+// account's concurrency from the API.
+const TimersMaxConcurrency = 50
+
+// MappingMaxConcurrency is the cap of each consumer's queue mapping.
+var MappingMaxConcurrency = map[string]int{"deliver": DeliverMaxConcurrency, "timers": TimersMaxConcurrency}
+
 // consumers connect each queue to its consumer function.
 func (b *build) consumers(fns map[string]awslambda.Function, queues map[string]awssqs.Queue) {
 	for _, name := range queue.Queues {
@@ -231,9 +242,7 @@ func (b *build) consumers(fns map[string]awslambda.Function, queues map[string]a
 			BatchSize:               jsii.Number(BatchSize),
 			ReportBatchItemFailures: jsii.Bool(true), // the handlers return the failed message ids
 		}
-		if Consumers[name] == "deliver" {
-			esp.MaxConcurrency = jsii.Number(DeliverMaxConcurrency)
-		}
+		esp.MaxConcurrency = jsii.Number(float64(MappingMaxConcurrency[Consumers[name]]))
 		// The mapping grants the consumer sqs:ReceiveMessage, DeleteMessage,
 		// ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this
 		// queue only (no KMS: the queue uses SQS-managed encryption).

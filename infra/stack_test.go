@@ -761,11 +761,11 @@ func TestQueues(t *testing.T) {
 			if refID(m["FunctionName"]) != fnIDs[consumer] {
 				t.Errorf("%s: %s is consumed by %v, want %s", stage, name, m["FunctionName"], consumer)
 			}
-			if consumer == "deliver" {
-				sc, _ := m["ScalingConfig"].(map[string]any)
-				if num(sc["MaximumConcurrency"]) != DeliverMaxConcurrency {
-					t.Errorf("%s: deliver ScalingConfig %v, want MaximumConcurrency %d", stage, sc, DeliverMaxConcurrency)
-				}
+			// Every consumer is capped (deliver 20, timers 50): a backlog cannot
+			// take the account's concurrency from the API.
+			want := map[string]float64{"deliver": 20, "timers": 50}[consumer]
+			if sc, _ := m["ScalingConfig"].(map[string]any); want == 0 || num(sc["MaximumConcurrency"]) != want {
+				t.Errorf("%s: %s ScalingConfig %v, want MaximumConcurrency %v", stage, consumer, sc, want)
 			}
 		}
 	}
