@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
@@ -41,9 +42,9 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 		a.AddOkAction(action)
 	}
 	alarm("Api5xxAlarm", "api-5xx",
-		fmt.Sprintf("API 5xx above %.0f%% of requests over 5 minutes (with at least %d requests)", Alarm5xxPercent, Alarm5xxMinCount),
+		fmt.Sprintf("API 5xx above %.0f%% of requests over 5 minutes (once there are at least %d of them)", Alarm5xxPercent, Alarm5xxMinCount),
 		awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-			Expression: jsii.String(fmt.Sprintf("IF(requests >= %d, 100 * errors / requests, 0)", Alarm5xxMinCount)),
+			Expression: jsii.String(fmt.Sprintf("IF(errors >= %d, 100 * errors / requests, 0)", Alarm5xxMinCount)),
 			UsingMetrics: &map[string]awscloudwatch.IMetric{
 				"errors":   apiStage.MetricServerError(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}),
 				"requests": apiStage.MetricCount(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}),
@@ -63,22 +64,89 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 			"functions/"+f.Name+": any throttled invocation in 5 minutes (account or mapping concurrency)",
 			fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}), 0)
 	}
-	throttles := tableThrottles(table, five)
-	alarm("TableThrottlesAlarm", "dynamodb-throttles",
-		"DynamoDB: any throttled read or write on the table or an index in 5 minutes (a hot key: see docs/ARCHITECTURE.md, where it goes next)",
+	alarm("Api429Alarm", "api-429",
+		fmt.Sprintf("API 429 (throttled: the stage's throttle or a key's budget) above %.0f%% of requests over 5 minutes (once there are at least %d of them)", Alarm429Percent, Alarm429MinCount),
 		awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-			Expression:   jsii.String("SUM(METRICS())"),
-			UsingMetrics: &throttles,
-			Label:        jsii.String("throttle events"),
-			Period:       five,
-		}), 0)
+			Expression: jsii.String(fmt.Sprintf("IF(throttled >= %d, 100 * throttled / requests, 0)", Alarm429MinCount)),
+			UsingMetrics: &map[string]awscloudwatch.IMetric{
+				"throttled": awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String(prefix), MetricName: jsii.String(Api429Metric),
+					Period: five, Statistic: jsii.String("Sum")}),
+				"requests": apiStage.MetricCount(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}),
+			},
+			Label:  jsii.String("429 %"),
+			Period: five,
+		}), Alarm429Percent)
+	for _, f := range Functions {
+		limit := float64(f.Timeout.Milliseconds()) * AlarmDurationPercent / 100
+		alarm(camel(f.Name)+"DurationAlarm", f.Name+"-p99-duration",
+			fmt.Sprintf("functions/%s: p99 duration above %.0f%% of its %s timeout over 5 minutes", f.Name, AlarmDurationPercent, f.Timeout),
+			fns[f.Name].MetricDuration(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("p99")}), limit)
+	}
+	for i, group := range metricGroups(tableThrottles(table, five)) {
+		cid, name := "TableThrottlesAlarm", "dynamodb-throttles"
+		if i > 0 {
+			cid, name = fmt.Sprintf("TableThrottlesAlarm%d", i+1), fmt.Sprintf("dynamodb-throttles-%d", i+1)
+		}
+		alarm(cid, name,
+			"DynamoDB: any throttled read or write on the table or an index in 5 minutes (a hot key: see docs/ARCHITECTURE.md, where it goes next)",
+			awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+				Expression:   jsii.String("SUM(METRICS())"),
+				UsingMetrics: &group,
+				Label:        jsii.String("throttle events"),
+				Period:       five,
+			}), 0)
+	}
 	for _, name := range queue.Queues {
 		alarm(camel(name)+"DlqAlarm", queue.DLQ(name)+"-depth",
 			"SQS "+prefix+"-"+queue.DLQ(name)+": messages that failed "+fmt.Sprint(queue.MaxReceives)+" times; inspect and redrive",
 			dlqs[name].MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}), 0)
+		alarm(camel(name)+"AgeAlarm", name+"-oldest-age",
+			fmt.Sprintf("SQS %s-%s: a message waited over %d minutes (no message is delayed longer than SQS's 15): its consumer is failing, throttled or capped", prefix, name, AlarmOldestMessageSeconds/60),
+			awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String("AWS/SQS"), MetricName: jsii.String("ApproximateAgeOfOldestMessage"),
+				DimensionsMap: &map[string]*string{"QueueName": jsii.String(prefix + "-" + name)}, Period: five, Statistic: jsii.String("Maximum")}),
+			AlarmOldestMessageSeconds)
 	}
 	return topic
 }
+
+// More alarm thresholds (the first ones are in stack.go).
+const (
+	Alarm429Percent      = 5.0  // API 429 / requests over 5 minutes, in percent
+	Alarm429MinCount     = 50   // ... once at least this many 429 came
+	AlarmDurationPercent = 80.0 // a function's p99 duration, in percent of its timeout
+	// AlarmOldestMessageSeconds: the age of a work queue's oldest message.
+	// Timers are delayed up to SQS's 15 minutes (longer waits are hops).
+	AlarmOldestMessageSeconds = 30 * 60
+	// AlarmMaxMetrics is CloudWatch's limit of metrics in one alarm, the
+	// expression included.
+	AlarmMaxMetrics = 10
+	// Api429Metric counts the API's 429 responses from its access log, in
+	// the stack's own namespace (tix-<stage>).
+	Api429Metric = "Api429"
+)
+
+// metricGroups splits an alarm's metrics into groups that fit
+// AlarmMaxMetrics with their SUM expression, in a stable order (the table's
+// throttle metrics grow by two with each index).
+func metricGroups(m map[string]awscloudwatch.IMetric) []map[string]awscloudwatch.IMetric {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var groups []map[string]awscloudwatch.IMetric
+	for i, n := range names {
+		if i%(AlarmMaxMetrics-1) == 0 {
+			groups = append(groups, map[string]awscloudwatch.IMetric{})
+		}
+		groups[len(groups)-1][n] = m[n]
+	}
+	return groups
+}
+
+// NoAlarmEmailWarning is the id of the synth warning of a stack whose alarms
+// reach nobody.
+const NoAlarmEmailWarning = "tix:noAlarmEmail"
 
 // newAlarmTopic is the SNS topic the alarms publish to (email subscribed when
 // set). Alarm messages carry no secrets: the topic uses no KMS key (one would
@@ -103,6 +171,10 @@ func newAlarmTopic(stack awscdk.Stack, stage, prefix, email string) awssns.Topic
 	}))
 	if email != "" {
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
+	} else {
+		awscdk.Annotations_Of(topic).AddWarningV2(jsii.String(NoAlarmEmailWarning), jsii.String(
+			"no alarmEmail: the alarms publish to topic "+prefix+"-alarms, which nobody is subscribed to. "+
+				"Deploy with ALARM_EMAIL=oncall@example.com (make) or -c alarmEmail=..., or subscribe on-call to the AlarmTopicArn output"))
 	}
 	return topic
 }

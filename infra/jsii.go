@@ -16,8 +16,9 @@ import (
 // sees them.
 //   - JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 turns off jsii's Node 20
 //     end-of-life banner when the caller did not.
-//   - CDK_OUTDIR: the cdk CLI runs in the repository (cdk.json) and passes the
-//     output directory relative to there; this app runs in infra/.
+//   - cliPathVars: the cdk CLI runs in the repository (cdk.json) and passes
+//     the output directory and the files in it relative to there; this app
+//     runs in infra/, so each is made absolute.
 func prepareNodeEnv() {
 	changed := false
 	const silence = "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"
@@ -25,14 +26,23 @@ func prepareNodeEnv() {
 		_ = os.Setenv(silence, "20") // a valid name: it cannot fail
 		changed = true
 	}
-	if out := os.Getenv("CDK_OUTDIR"); out != "" && !filepath.IsAbs(out) {
-		_ = os.Setenv("CDK_OUTDIR", filepath.Join(repoRoot(), out))
-		changed = true
+	for _, name := range cliPathVars {
+		if p := os.Getenv(name); p != "" && !filepath.IsAbs(p) {
+			_ = os.Setenv(name, filepath.Join(repoRoot(), p))
+			changed = true
+		}
 	}
 	if changed {
 		jsii.Close()
 	}
 }
+
+// cliPathVars are the paths the cdk CLI (aws-cdk lib/cxapp/exec.js) hands the
+// app, relative to where it runs when cdk.json's "output" is: the cloud
+// assembly directory, the file an error is reported in, and the file
+// aws-cdk-lib writes its performance counters to when a synthesis takes
+// @aws-cdk/core.slowSynthThreshold or longer (10 s by default).
+var cliPathVars = []string{"CDK_OUTDIR", "CDK_ERROR_FILE", "CDK_PERF_COUNTERS_FILE"}
 
 // jsiiExitNoise is printed (without a newline) by jsii-runtime-go v1.139.0
 // when jsii.Close wins a race between two goroutines waiting for the Node

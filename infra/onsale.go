@@ -40,6 +40,44 @@ type OnSale struct {
 	// notification route's own throttling (requests/s, burst); 0 takes the
 	// constants of the same names.
 	NotificationRateLimit, NotificationBurstLimit int
+	// Quotas are the account's quotas in the stack's region, as the operator
+	// declares them; a zero field is AWS's default (DefaultQuotas). The values
+	// above are checked against them, since AWS refuses a deploy past them.
+	Quotas Quotas
+}
+
+// Quotas are the service quotas an on-sale's values must fit (Service Quotas
+// console, per account and region).
+type Quotas struct {
+	// TableReads and TableWrites: DynamoDB "Table-level read/write throughput
+	// limit" of on-demand tables, which bounds the table's and each index's
+	// warm throughput (pre-warming cannot pass it).
+	TableReads, TableWrites int
+	// Concurrency: Lambda "Concurrent executions"; 100 of it always stay
+	// unreserved.
+	Concurrency int
+	// APIRate and APIBurst: API Gateway "Throttle rate" and "Throttle burst
+	// rate", the account's across every API of the region.
+	APIRate, APIBurst int
+}
+
+// DefaultQuotas are AWS's default quotas (a new account may have less
+// concurrency: declare it then).
+var DefaultQuotas = Quotas{TableReads: 40000, TableWrites: 40000, Concurrency: 1000, APIRate: 10000, APIBurst: 5000}
+
+// UnreservedConcurrency is the part of the account's concurrency Lambda keeps
+// for functions without reserved concurrency.
+const UnreservedConcurrency = 100
+
+// orDefault fills the undeclared quotas with DefaultQuotas.
+func (q Quotas) orDefault() Quotas {
+	for _, f := range []struct{ v, def *int }{{&q.TableReads, &DefaultQuotas.TableReads}, {&q.TableWrites, &DefaultQuotas.TableWrites},
+		{&q.Concurrency, &DefaultQuotas.Concurrency}, {&q.APIRate, &DefaultQuotas.APIRate}, {&q.APIBurst, &DefaultQuotas.APIBurst}} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	return q
 }
 
 // An on-demand table and each of its indexes start warm for this many units
@@ -61,6 +99,8 @@ func ParseOnSale(get func(name string) any) (OnSale, error) {
 		"indexWarmReads": &o.IndexWarmReads, "indexWarmWrites": &o.IndexWarmWrites,
 		"apiRateLimit": &o.APIRateLimit, "apiBurstLimit": &o.APIBurstLimit,
 		"notificationRateLimit": &o.NotificationRateLimit, "notificationBurstLimit": &o.NotificationBurstLimit,
+		"quotaTableReads": &o.Quotas.TableReads, "quotaTableWrites": &o.Quotas.TableWrites,
+		"quotaConcurrency": &o.Quotas.Concurrency, "quotaApiRate": &o.Quotas.APIRate, "quotaApiBurst": &o.Quotas.APIBurst,
 	}
 	for name, p := range ints {
 		var s string
@@ -168,11 +208,47 @@ func (o OnSale) check() error {
 			errs = append(errs, fmt.Sprintf("%s: provisioned concurrency %d above its reserved %d", fn, p, r))
 		}
 	}
+	errs = append(errs, o.overQuota()...)
 	if len(errs) > 0 {
 		sort.Strings(errs)
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// overQuota names each value above the account's quotas (o.Quotas), with the
+// quota to raise and the context value that declares it once raised.
+func (o OnSale) overQuota() []string {
+	q := o.Quotas.orDefault()
+	var errs []string
+	over := func(what string, v, quota int, service, name, ctx string) {
+		if v > quota {
+			errs = append(errs, fmt.Sprintf("%s is %d, above the %s quota %q of %d: request an increase in Service Quotas, "+
+				"then declare what was granted with -c %s=<granted value>", what, v, service, name, quota, ctx))
+		}
+	}
+	over("tableWarmReads", o.TableWarmReads, q.TableReads, "DynamoDB", "Table-level read throughput limit", "quotaTableReads")
+	over("tableWarmWrites", o.TableWarmWrites, q.TableWrites, "DynamoDB", "Table-level write throughput limit", "quotaTableWrites")
+	over("indexWarmReads", o.IndexWarmReads, q.TableReads, "DynamoDB", "Table-level read throughput limit", "quotaTableReads")
+	over("indexWarmWrites", o.IndexWarmWrites, q.TableWrites, "DynamoDB", "Table-level write throughput limit", "quotaTableWrites")
+	rate, burst := o.throttle()
+	over("the API throttle rate (apiRateLimit)", int(rate), q.APIRate, "API Gateway", "Throttle rate", "quotaApiRate")
+	over("the API throttle burst (apiBurstLimit)", int(burst), q.APIBurst, "API Gateway", "Throttle burst rate", "quotaApiBurst")
+	taken := 0 // reserved, and provisioned outside any reserved
+	for fn, n := range o.Reserved {
+		taken += max(n, o.Provisioned[fn])
+	}
+	for fn, n := range o.Provisioned {
+		if _, ok := o.Reserved[fn]; !ok {
+			taken += n
+		}
+	}
+	if taken == 0 {
+		return errs // nothing set aside: the account's pool, whatever its size
+	}
+	over(fmt.Sprintf("the concurrency set aside (reservedConcurrency, and provisionedConcurrency outside it) plus the %d Lambda keeps unreserved",
+		UnreservedConcurrency), taken+UnreservedConcurrency, q.Concurrency, "Lambda", "Concurrent executions", "quotaConcurrency")
+	return errs
 }
 
 // throttle is the stage's rate and burst limits.

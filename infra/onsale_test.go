@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ func TestParseOnSale(t *testing.T) {
 		"tableWarmReads": "60000", "tableWarmWrites": float64(40000), "indexWarmReads": "12000", "indexWarmWrites": "20000",
 		"reservedConcurrency": "catalog=400, holds=100,orders=400", "provisionedConcurrency": map[string]any{"orders": float64(20)},
 		"apiRateLimit": "30000", "apiBurstLimit": float64(10000), "notificationRateLimit": "300", "notificationBurstLimit": float64(600),
+		"quotaTableReads": "60000", "quotaApiRate": float64(30000), "quotaApiBurst": "10000",
 	}
 	got, err := ParseOnSale(func(n string) any { return ctx[n] })
 	if err != nil {
@@ -43,6 +45,7 @@ func TestParseOnSale(t *testing.T) {
 		"payments":               {"reservedConcurrency": "payments=10"}, // no such function
 		"provisionedConcurrency": {"provisionedConcurrency": "orders=0"},
 		"above its reserved":     {"reservedConcurrency": "orders=10", "provisionedConcurrency": "orders=20"},
+		"quotaApiBurst":          {"quotaApiBurst": "-1"},
 	} {
 		if _, err := ParseOnSale(func(n string) any { return bad[n] }); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%v: error %v, want one naming %s", bad, err, name)
@@ -117,5 +120,51 @@ func TestOnSaleTemplate(t *testing.T) {
 		if viaAlias != 1 {
 			t.Errorf("%s: %d integrations invoke the alias, want orders' one", stage, viaAlias)
 		}
+	}
+}
+
+// TestOnSaleQuotas: values above the account's quotas (AWS's defaults unless
+// the operator declares what was granted) fail the synth with a message that
+// names the quota to raise and the context value that declares it; the same
+// values pass once the quota is declared.
+func TestOnSaleQuotas(t *testing.T) {
+	for _, c := range []struct {
+		ctx   map[string]any
+		quota string // named in the error, with the context value
+		raise map[string]any
+	}{
+		{map[string]any{"tableWarmReads": "60000"}, `DynamoDB quota "Table-level read throughput limit" of 40000`, map[string]any{"quotaTableReads": "60000"}},
+		{map[string]any{"tableWarmWrites": "40001"}, `DynamoDB quota "Table-level write throughput limit" of 40000`, map[string]any{"quotaTableWrites": "50000"}},
+		{map[string]any{"indexWarmWrites": "60000"}, `DynamoDB quota "Table-level write throughput limit" of 40000`, map[string]any{"quotaTableWrites": "60000"}},
+		{map[string]any{"indexWarmReads": "45000"}, `DynamoDB quota "Table-level read throughput limit" of 40000`, map[string]any{"quotaTableReads": "45000"}},
+		{map[string]any{"reservedConcurrency": "catalog=500,holds=200,orders=800"}, `Lambda quota "Concurrent executions" of 1000`, map[string]any{"quotaConcurrency": "1600"}},
+		// 900 reserved and 1 provisioned outside it: 1,001 with the 100 kept unreserved.
+		{map[string]any{"reservedConcurrency": "catalog=400,holds=100,orders=400", "provisionedConcurrency": "webhooks=1"}, `Lambda quota "Concurrent executions" of 1000`, map[string]any{"quotaConcurrency": "1001"}},
+		{map[string]any{"apiRateLimit": "30000"}, `API Gateway quota "Throttle rate" of 10000`, map[string]any{"quotaApiRate": "30000"}},
+		{map[string]any{"apiBurstLimit": "10000"}, `API Gateway quota "Throttle burst rate" of 5000`, map[string]any{"quotaApiBurst": "10000"}},
+	} {
+		_, err := ParseOnSale(func(n string) any { return c.ctx[n] })
+		var ctxName string
+		for k := range c.raise {
+			ctxName = k
+		}
+		if err == nil || !strings.Contains(err.Error(), c.quota) || !strings.Contains(err.Error(), "-c "+ctxName+"=") {
+			t.Errorf("%v: error %v, want one naming the %s and -c %s", c.ctx, err, c.quota, ctxName)
+		}
+		both := map[string]any{}
+		maps.Copy(both, c.ctx)
+		maps.Copy(both, c.raise)
+		if _, err := ParseOnSale(func(n string) any { return both[n] }); err != nil {
+			t.Errorf("%v with the quota declared: %v", both, err)
+		}
+	}
+	// The everyday stack fits the smallest account (a new one may have 10
+	// concurrent executions): nothing is set aside.
+	if _, err := ParseOnSale(func(n string) any { return map[string]any{"quotaConcurrency": "10"}[n] }); err != nil {
+		t.Errorf("no on-sale values, 10 concurrent executions: %v", err)
+	}
+	// The defaults are AWS's.
+	if DefaultQuotas != (Quotas{TableReads: 40000, TableWrites: 40000, Concurrency: 1000, APIRate: 10000, APIBurst: 5000}) {
+		t.Errorf("DefaultQuotas %+v", DefaultQuotas)
 	}
 }

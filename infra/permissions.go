@@ -117,6 +117,14 @@ func apiAccessLogs(stack awscdk.Stack, apiStage awsapigatewayv2.HttpStage, prefi
 	if err != nil {
 		panic(err)
 	}
+	// HTTP APIs publish no 429 metric: the access log counts them (api-429 alarm).
+	awslogs.NewMetricFilter(stack, jsii.String("Api429Metric"), &awslogs.MetricFilterProps{
+		LogGroup:        logs,
+		FilterPattern:   awslogs.FilterPattern_StringValue(jsii.String("$.status"), jsii.String("="), jsii.String("429")),
+		MetricNamespace: jsii.String(prefix),
+		MetricName:      jsii.String(Api429Metric),
+		MetricValue:     jsii.String("1"),
+	})
 	cfn := apiStage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
 	cfn.SetAccessLogSettings(&awsapigatewayv2.CfnStage_AccessLogSettingsProperty{
 		DestinationArn: logs.LogGroupArn(),

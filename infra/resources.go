@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -139,6 +140,21 @@ type secretGrants struct {
 	secrets []*string
 }
 
+// MemLimitPercent is the share of a function's memory given to the Go runtime
+// as GOMEMLIMIT: the garbage collector works harder as the heap nears it
+// instead of the function being killed at the memory size (a burst such as
+// deliver's batch of 10 emails rendered at once). The rest is for the
+// runtime's own memory outside the heap, the binary and Lambda's agent.
+const MemLimitPercent = 90
+
+// withMemLimit is env with GOMEMLIMIT at MemLimitPercent of memoryMB (a copy:
+// the functions share env).
+func withMemLimit(env map[string]*string, memoryMB int) map[string]*string {
+	out := maps.Clone(env)
+	out["GOMEMLIMIT"] = jsii.String(fmt.Sprintf("%dMiB", memoryMB*MemLimitPercent/100))
+	return out
+}
+
 // function is one Lambda with its log group and its own role; reserved > 0
 // reserves that much concurrency for it (an on-sale).
 func (b *build) function(f Function, env map[string]*string, table awsdynamodb.Table, queues map[string]awssqs.Queue, grants secretGrants, reserved int) awslambda.Function {
@@ -148,6 +164,7 @@ func (b *build) function(f Function, env map[string]*string, table awsdynamodb.T
 		Retention:     b.logRetention,
 		RemovalPolicy: b.removal,
 	})
+	env = withMemLimit(env, f.Memory)
 	fp := &awslambda.FunctionProps{
 		FunctionName: jsii.String(b.prefix + "-" + f.Name),
 		Description:  jsii.String("tix " + b.stage + ": functions/" + f.Name),
@@ -207,6 +224,17 @@ func (b *build) role(f Function, logs awslogs.LogGroup, table awsdynamodb.Table,
 	return role
 }
 
+// TimersMaxConcurrency caps the timers function's concurrent invocations
+// from its queue, as DeliverMaxConcurrency does deliver's: an on-sale's
+// expiries come due together 15 minutes after its orders (at 5,000 unpaid
+// orders/s, batches of 10 at ~100 ms take about 50 instances); past the cap
+// they wait in the queue (its oldest-age alarm) instead of taking the
+// account's concurrency from the API.
+const TimersMaxConcurrency = 50
+
+// MappingMaxConcurrency is the cap of each consumer's queue mapping.
+var MappingMaxConcurrency = map[string]int{"deliver": DeliverMaxConcurrency, "timers": TimersMaxConcurrency}
+
 // consumers connect each queue to its consumer function.
 func (b *build) consumers(fns map[string]awslambda.Function, queues map[string]awssqs.Queue) {
 	for _, name := range queue.Queues {
@@ -214,9 +242,7 @@ func (b *build) consumers(fns map[string]awslambda.Function, queues map[string]a
 			BatchSize:               jsii.Number(BatchSize),
 			ReportBatchItemFailures: jsii.Bool(true), // the handlers return the failed message ids
 		}
-		if Consumers[name] == "deliver" {
-			esp.MaxConcurrency = jsii.Number(DeliverMaxConcurrency)
-		}
+		esp.MaxConcurrency = jsii.Number(float64(MappingMaxConcurrency[Consumers[name]]))
 		// The mapping grants the consumer sqs:ReceiveMessage, DeleteMessage,
 		// ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this
 		// queue only (no KMS: the queue uses SQS-managed encryption).

@@ -187,7 +187,7 @@ const (
 	BankHeadroom = 5 * time.Second
 	// Alarm thresholds.
 	Alarm5xxPercent   = 1.0  // API 5xx / requests over 5 minutes, in percent
-	Alarm5xxMinCount  = 100  // ... only when at least this many requests came
+	Alarm5xxMinCount  = 5    // ... once at least this many 5xx came (so low traffic alarms too)
 	AlarmP99LatencyMs = 2000 // API p99 latency over 5 minutes
 )
 

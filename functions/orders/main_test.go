@@ -1,19 +1,29 @@
 package main
 
 import (
+	"context"
 	"testing"
 
 	"tix/internal/testenv/lambdaenv"
+	"tix/internal/ticketing"
 )
 
 // The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind),
-// over the fixture orders the events act on (pending, paid, refunding).
+// over the fixture orders the events act on (pending, paid, refunding) and an
+// on-sale event: a sold-out tier (409 after reading its shards) and a late
+// payment reinstated on the last two places, one in each shard.
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.AddOrders(t)
+	env.AddOnSale(t)
 	env.EnableEmail() // as deployed with a sender: secret keys' client IPs are recorded
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "orders-", env.Vars)
-	calls := env.CheckAccess(t, "orders")    // what its IAM role allows on AWS
-	lambdaenv.CheckNoKeyItemWrites(t, calls) // authenticating reads the key, never writes it
+	calls := env.CheckAccess(t, "orders")                    // what its IAM role allows on AWS
+	lambdaenv.CheckNoKeyItemWrites(t, calls)                 // authenticating reads the key, never writes it
+	lambdaenv.CheckCalled(t, calls, "dynamodb:BatchGetItem") // the refused tiers' shards were read
+	o, err := env.App.Store.GetOrder(context.Background(), env.Vars["LATE_ORDER_ID"])
+	if err != nil || o.Status != ticketing.OrderPaid || o.LatePayment == nil || o.LatePayment.Outcome != ticketing.LateReinstated {
+		t.Fatalf("late order %+v %v: want paid, reinstated on the last places", o, err)
+	}
 }

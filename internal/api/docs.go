@@ -97,8 +97,10 @@ func writeStatic(w http.ResponseWriter, r *http.Request, f DocsFile, cacheContro
 	_, _ = w.Write(body)
 }
 
+// acceptsGzip reads every Accept-Encoding value: on AWS the Lambda adapter
+// has split the header on its commas already.
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	for _, part := range strings.Split(strings.Join(r.Header.Values("Accept-Encoding"), ","), ",") {
 		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
 			return true

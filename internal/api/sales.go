@@ -16,7 +16,10 @@ func salesCaller(r *http.Request) ticketing.Caller {
 	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: ticketing.ClientNetwork(clientIP(r))}
 }
 
-// idempotencyKey reads the Idempotency-Key header: 1-255 printable ASCII characters.
+// idempotencyKey reads the Idempotency-Key header: 1-255 printable ASCII
+// characters other than the comma. On AWS the Lambda adapter splits headers on
+// commas (and API Gateway joins repeated headers with them), so a key with a
+// comma would be one key here and several there: both refuse it alike.
 func idempotencyKey(r *http.Request, required bool) (string, error) {
 	vals := r.Header.Values("Idempotency-Key")
 	if len(vals) == 0 {
@@ -26,8 +29,8 @@ func idempotencyKey(r *http.Request, required bool) (string, error) {
 		return "", nil
 	}
 	k := vals[0]
-	if len(vals) > 1 || k == "" || len(k) > 255 {
-		return "", ticketing.Invalid("Idempotency-Key", "Idempotency-Key must be one value of 1 to 255 printable ASCII characters")
+	if len(vals) > 1 || k == "" || len(k) > 255 || strings.Contains(k, ",") {
+		return "", ticketing.Invalid("Idempotency-Key", "Idempotency-Key must be one value of 1 to 255 printable ASCII characters without a comma (a UUID fits)")
 	}
 	for i := 0; i < len(k); i++ {
 		if k[i] < 0x20 || k[i] > 0x7e {

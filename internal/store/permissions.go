@@ -45,15 +45,19 @@ var RateLimitAttributes = []string{"PK", "SK", "n", "ttl"}
 // A new store call on a function's path must be added here, or it is denied
 // on AWS; the functions' tests catch the calls they make.
 var Permissions = map[string]Access{
-	// Reads: events, stock, seating, /health's probe.
-	"catalog": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"}, RateLimit: true, KeyIPs: true},
+	// Reads: events, stock (BatchGetItem of the stock shards of every tier
+	// over ticketing.ShardUnit places: StockOf), seating, /health's probe.
+	"catalog": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"}, RateLimit: true, KeyIPs: true},
 	// Holds (transaction of hold, seats, counters, idempotency), per-IP hold
 	// counters, releasing seats.
 	"holds": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, KeyIPs: true},
 	// Orders, idempotency records, payment, refunds, freeing seats; the
-	// buyer's email jobs on GET /orders/{id} (Query).
-	"orders": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+	// buyer's email jobs on GET /orders/{id} (Query); a tier's stock shards
+	// (BatchGetItem) when a shard refuses an order or a late payment's
+	// reinstatement (the 409 of a sell-out reads them), and the stock StockOf
+	// reads.
+	"orders": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, KeyIPs: true},
 	// Listing endpoints and deliveries; a redelivery saves the delivery.
 	"webhooks": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
@@ -67,8 +71,10 @@ var Permissions = map[string]Access{
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}},
 	// Order expiry and refund settlement (transactions that put outbox
 	// events, update stock and delete seats), the sweep's re-sent deliveries
-	// and email jobs (Query of the due index, PutItem to claim).
-	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+	// and email jobs (Query of the due index, PutItem to claim); a late payment
+	// found by a payment check is reinstated as an order is created
+	// (BatchGetItem of the tier's stock shards when one refuses).
+	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}},
 }
 

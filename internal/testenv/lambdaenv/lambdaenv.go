@@ -45,6 +45,13 @@ func New(t *testing.T) *Env {
 // (nil: the system clock), so that a test can move time instead of waiting.
 func NewWithClock(t *testing.T, c clock.Clock) *Env {
 	t.Helper()
+	return NewWithSettings(t, c, nil)
+}
+
+// NewWithSettings builds the environment on clock c with more TIX_* settings
+// (a test's bank simulator, shorter timings).
+func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *Env {
+	t.Helper()
 	ctx := context.Background()
 	st := testenv.Store(t, c)
 	prefix := testenv.UniqueName("tix-fn")
@@ -65,7 +72,7 @@ func NewWithClock(t *testing.T, c clock.Clock) *Env {
 		case "TIX_WEBHOOK_KEYRING":
 			return config.LocalKeyring
 		}
-		return ""
+		return settings[k]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +116,13 @@ func NewWithClock(t *testing.T, c clock.Clock) *Env {
 		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1", "TBANK_TOKEN": connectTerminal(t, a)}}
 }
 
+// The T-Bank terminal of org_l (a test's bank simulator adds it to accept
+// org_l's live payments).
+const (
+	TerminalKey      = "TixLambdaDEMO"
+	TerminalPassword = "lambda-terminal-password"
+)
+
 // TBankNotification is the body of orders-payment-notification.json without
 // its Token: a notification of org_l's terminal for an unknown order.
 const TBankNotification = `{"TerminalKey":"TixLambdaDEMO","OrderId":"ord_unknown","Success":true,"Status":"NEW","PaymentId":"7000000001","ErrorCode":"0","Amount":100000}`
@@ -118,9 +132,8 @@ const TBankNotification = `{"TerminalKey":"TixLambdaDEMO","OrderId":"ord_unknown
 // would sign TBankNotification with.
 func connectTerminal(t *testing.T, a *app.App) string {
 	t.Helper()
-	const password = "lambda-terminal-password"
-	acct := ticketing.PaymentAccount{OrganizerID: "org_l", Acquirer: ticketing.AcquirerTBank, TerminalKey: "TixLambdaDEMO", Taxation: "osn", VAT: "none"}
-	sealed, err := a.Webhooks.Box.Seal(password, payment.PasswordAAD(&acct))
+	acct := ticketing.PaymentAccount{OrganizerID: "org_l", Acquirer: ticketing.AcquirerTBank, TerminalKey: TerminalKey, Taxation: "osn", VAT: "none"}
+	sealed, err := a.Webhooks.Box.Seal(TerminalPassword, payment.PasswordAAD(&acct))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +141,7 @@ func connectTerminal(t *testing.T, a *app.App) string {
 	if err := a.Store.PutPaymentAccount(context.Background(), acct); err != nil {
 		t.Fatal(err)
 	}
-	signed, err := tbank.SignNotification([]byte(TBankNotification), password)
+	signed, err := tbank.SignNotification([]byte(TBankNotification), TerminalPassword)
 	if err != nil {
 		t.Fatal(err)
 	}

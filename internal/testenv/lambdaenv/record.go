@@ -244,3 +244,15 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	}
 	return false
 }
+
+// CheckCalled fails the test when no recorded call is action: the fixtures
+// did not reach the path the test is about.
+func CheckCalled(t *testing.T, calls []Call, action string) {
+	t.Helper()
+	for _, c := range calls {
+		if c.Action == action {
+			return
+		}
+	}
+	t.Errorf("no %s among the %d recorded calls: the fixtures do not reach its path", action, len(calls))
+}
