@@ -251,3 +251,40 @@ func TestPollToken_AcceptedInHeaders(t *testing.T) {
 		t.Errorf("preflight allows %q", r.Header.Get("Access-Control-Allow-Headers"))
 	}
 }
+
+// A publishable key's seat reservations are bound to the key and the client
+// network that held them: another address with the same key (or another pk
+// key from the same address) can neither release them (released: 0) nor
+// order them (404, as for a reservation that does not exist); the holder can.
+func TestSeatHold_PublishableReservationsBoundToTheirClient(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	pk, pk2 := h.pkKey(orgA), h.pkKey(orgA)
+	hold := h.mustHold(pk, holdBody("evt_theatre", "seat_A1", "seat_A2"), fromShop())
+	rids := reservationIDs(hold)
+	other := remoteAddr("198.51.100.7:5000")
+
+	for _, try := range []struct {
+		key string
+		opt reqOpt
+	}{{pk, other}, {pk2, remoteAddr("192.0.2.10:40000")}} {
+		r := h.del("/v1/seat-holds", try.key, releaseBody(rids...), fromShop(), try.opt)
+		wantStatus(t, r, http.StatusOK)
+		if n := num(t, r.json(t), "released"); n != 0 {
+			t.Fatalf("another client released %d of the holder's reservations", n)
+		}
+		wantError(t, h.post("/v1/orders", try.key, jsonBody("buyer", anna, "seat_reservation_ids", rids), idem("steal"), fromShop(), try.opt),
+			http.StatusNotFound, "not_found", "seat_reservation_ids[0]")
+	}
+	if st := h.seatStatuses(sk); st["seat_A1"] != "unavailable" || st["seat_A2"] != "unavailable" {
+		t.Fatalf("seats after foreign attempts: %v", st)
+	}
+	// The holder (same /32) orders one and releases the other.
+	h.mustOrder(pk, "mine", jsonBody("buyer", anna, "seat_reservation_ids", rids[:1]), fromShop())
+	r := h.del("/v1/seat-holds", pk, releaseBody(rids[1]), fromShop())
+	wantStatus(t, r, http.StatusOK)
+	if n := num(t, r.json(t), "released"); n != 1 {
+		t.Fatalf("the holder released %d, want 1", n)
+	}
+}

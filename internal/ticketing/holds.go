@@ -75,6 +75,23 @@ func (h *Hold) owned(c Caller) bool {
 	return h.OrganizerID == c.OrganizerID && h.Environment == c.Environment
 }
 
+// boundTo reports whether c may use or release h's reservations beyond the
+// tenant check: a hold made with a publishable key is bound, like that key's
+// Idempotency-Keys, to the key and the client network that made it, since
+// every visitor of the storefront holds the key. A secret key (the
+// organizer's servers) may order any hold of its tenant.
+func (h *Hold) boundTo(c Caller) bool {
+	if h.IPKey == "" || !c.Publishable {
+		return true
+	}
+	return h.KeyID == c.KeyID && h.IPKey == holdIPKey(c)
+}
+
+// holdIPKey names a publishable-key client's per-IP hold record.
+func holdIPKey(c Caller) string {
+	return c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
+}
+
 // CreateHold holds seats for the caller (contract section 4 rule 3).
 func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req HoldRequest) (*Hold, error) {
 	if err := validateHoldRequest(req); err != nil {
@@ -142,7 +159,7 @@ func (s *Sales) admitHoldIP(ctx context.Context, c Caller, now time.Time) (strin
 	if !c.Publishable {
 		return "", nil, nil
 	}
-	ipKey := c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
+	ipKey := holdIPKey(c)
 	st, ok, reset, err := s.Store.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
 	if err != nil {
 		return "", nil, err
@@ -373,7 +390,7 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 			}
 			holds[hid] = h
 		}
-		if h == nil || !h.owned(c) || h.KeyID != c.KeyID {
+		if h == nil || !h.owned(c) || h.KeyID != c.KeyID || !h.boundTo(c) {
 			continue
 		}
 		seat, ok := h.Seat(rid)
