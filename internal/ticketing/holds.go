@@ -97,6 +97,9 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 	if err := validateHoldRequest(req); err != nil {
 		return nil, err
 	}
+	if err := c.admit(ctx); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	ipKey, ipState, err := s.admitHoldIP(ctx, c, now)
 	if err != nil {
@@ -365,6 +368,9 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 		if rid == "" {
 			return 0, Invalid(fmt.Sprintf("reservation_ids[%d]", i), "reservation id must not be empty")
 		}
+	}
+	if err := c.admit(ctx); err != nil {
+		return 0, err
 	}
 	now := s.now()
 	holds := map[string]*Hold{}

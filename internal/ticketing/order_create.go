@@ -28,6 +28,9 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 	if err != nil {
 		return nil, err
 	}
+	if err := c.admit(ctx); err != nil {
+		return nil, err
+	}
 	if req.PromoCode != nil {
 		if err := s.admitPromoTry(ctx, c); err != nil {
 			return nil, err

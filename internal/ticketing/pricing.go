@@ -341,6 +341,9 @@ func (s *Sales) Preview(ctx context.Context, c Caller, req OrderRequest) (*Price
 	if err := validateSelection(&req); err != nil {
 		return nil, err
 	}
+	if err := c.admit(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.admitPromoTry(ctx, c); err != nil {
 		return nil, err
 	}
