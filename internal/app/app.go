@@ -188,7 +188,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			IPReadsPerWindow: cfg.IPReads, IPWritesPerWindow: cfg.IPWrites, PKReadsPerWindow: cfg.PKReads, PKWritesPerWindow: cfg.PKWrites,
 			PollReadsPerWindow: cfg.PollReads,
-			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
+			Window:             cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeyCacheTTL: cfg.KeyCacheTTL, KeyMissTTL: cfg.KeyMissTTL, HealthCacheTTL: cfg.HealthCacheTTL,
 		},
 	}
