@@ -22,6 +22,9 @@ type Hold struct {
 	CreatedAt      time.Time   `json:"created_at"`
 	ExpiresAt      time.Time   `json:"expires_at"`
 	IPKey          string      `json:"ip_key,omitempty"` // per-IP record of a publishable-key hold
+	// ClientCap (a publishable key's hold) is the client's per-event count
+	// its seats are taken from (see ClientCap).
+	ClientCap *ClientCap `json:"client_cap,omitempty"`
 }
 
 // HoldSeat is one held seat.
@@ -130,6 +133,12 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 	if err := h.addSeats(e, req.SeatIDs, now); err != nil {
 		return nil, err
 	}
+	if c.Publishable {
+		h.ClientCap = s.clientCapOf(c, e.ID)
+		if len(h.Seats) > h.ClientCap.MaxUnits {
+			return nil, s.clientCapError(h.ClientCap)
+		}
+	}
 	var idem *Idempotency
 	if idemKey != "" {
 		idem = &Idempotency{Tenant: c.Tenant, Scope: c.idemScope(IdemHold), Key: idemKey, RequestHash: hash,
@@ -152,6 +161,8 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
 	case errors.Is(err, ErrIPRace):
 		return nil, &Error{Code: CodeRateLimited, RetryAfter: time.Second, Message: "too many concurrent seat-hold requests from this IP address; retry shortly"}
+	case errors.Is(err, ErrClientCap):
+		return nil, s.clientCapError(h.ClientCap)
 	}
 	return nil, err
 }
@@ -206,6 +217,7 @@ func (h *Hold) addSeats(e *Event, seatIDs []string, now time.Time) error {
 // writeHold writes the hold, rereading the per-IP record and trying again
 // (a few times) when another hold of the same IP changed it meanwhile.
 func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipState *HoldIPState, now time.Time) error {
+	freed := false
 	for attempt := 0; ; attempt++ {
 		var ip *HoldIPUpdate
 		if ipState != nil {
@@ -215,6 +227,13 @@ func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipSta
 			}
 		}
 		err := s.Store.CreateHold(ctx, h, idem, ip, now)
+		if errors.Is(err, ErrClientCap) && !freed {
+			// Once: the client's overdue orders and expired holds give their units back.
+			freed = true
+			if s.freeClientOverdue(ctx, h.ClientCap.Key, now) {
+				continue
+			}
+		}
 		if !errors.Is(err, ErrIPRace) || attempt >= 4 {
 			return err
 		}
