@@ -43,7 +43,9 @@ func TestClientUnits_HoldsAndOrdersShareOneBudgetUnderConcurrency(t *testing.T) 
 	for i, row := range rows {
 		wg.Go(func() { tally(h.post("/v1/seat-holds", pk, holdBody("evt_theatre", row...), fromShop()), 5) })
 		for j := range 2 {
-			wg.Go(func() { tally(h.post("/v1/orders", pk, standBody(2), idem(fmt.Sprintf("stand-%d-%d", i, j)), fromShop()), 2) })
+			wg.Go(func() {
+				tally(h.post("/v1/orders", pk, standBody(2), idem(fmt.Sprintf("stand-%d-%d", i, j)), fromShop()), 2)
+			})
 		}
 	}
 	wg.Wait()
@@ -66,8 +68,8 @@ func TestClientUnits_HeldSeatsCountOnceAndComeBack(t *testing.T) {
 	sk, _ := h.key(orgA, auth.Secret)
 	hold := h.mustHold(pk, holdBody("evt_theatre", "seat_A1", "seat_A2", "seat_A3", "seat_A4", "seat_A5"), fromShop())
 	seated := h.mustOrder(pk, "five-seats", jsonBody("buyer", anna, "seat_reservation_ids", reservationIDs(hold)), fromShop()) // still 5
-	second := h.mustHold(pk, holdBody("evt_theatre", "seat_B1", "seat_B2", "seat_B3"), fromShop())                        // 8
-	standing := h.mustOrder(pk, "two-standing", standBody(2), fromShop())                                                   // 10
+	second := h.mustHold(pk, holdBody("evt_theatre", "seat_B1", "seat_B2", "seat_B3"), fromShop())                             // 8
+	standing := h.mustOrder(pk, "two-standing", standBody(2), fromShop())                                                      // 10
 	wantError(t, h.post("/v1/seat-holds", pk, holdBody("evt_theatre", "seat_C1"), fromShop()), http.StatusTooManyRequests, "rate_limited", "")
 	wantError(t, h.post("/v1/orders", pk, standBody(1), idem("eleventh"), fromShop()), http.StatusTooManyRequests, "rate_limited", "")
 	// The budget is per event, and a secret key is not counted.

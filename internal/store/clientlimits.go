@@ -94,7 +94,7 @@ func (s *Store) ReleaseOverdueHolds(ctx context.Context, key string, now time.Ti
 		e := newExprs()
 		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: keyOf(clientCapPK(key), skClientCap),
-			UpdateExpression: aws.String("REMOVE " + e.n(clientCapHold+id) + ", " + e.n(clientCapHoldSeats+id) + " ADD " + e.n("u") + " " + e.d(-n)),
+			UpdateExpression:         aws.String("REMOVE " + e.n(clientCapHold+id) + ", " + e.n(clientCapHoldSeats+id) + " ADD " + e.n("u") + " " + e.d(-n)),
 			ConditionExpression:      aws.String(e.n(clientCapHoldSeats+id) + " = " + e.d(n)),
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		})
@@ -128,8 +128,8 @@ func (s *Store) clientCapTake(o *ticketing.Order) *types.Update {
 	}
 	return &types.Update{
 		TableName: aws.String(s.table), Key: keyOf(clientCapPK(c.Key), skClientCap),
-		UpdateExpression:    aws.String("ADD " + n + " " + e.d(1) + ", " + u + " " + e.d(int64(add)) + " SET " + set),
-		ConditionExpression: aws.String(cond),
+		UpdateExpression:         aws.String("ADD " + n + " " + e.d(1) + ", " + u + " " + e.d(int64(add)) + " SET " + set),
+		ConditionExpression:      aws.String(cond),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	}
 }
