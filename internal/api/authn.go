@@ -17,7 +17,16 @@ import (
 // caller is the authenticated key of a request.
 type caller struct {
 	key    *auth.Key
-	budget auth.Budget
+	budget auth.Budget // the budget the headers show
+	// ceiling is a publishable key's ceiling, still to be charged once the
+	// request is valid (chargeCeiling); nil for a secret key.
+	ceiling *ceilingCharge
+}
+
+// ceilingCharge is the state of a publishable key's ceiling in one request.
+type ceilingCharge struct {
+	bucket  string
+	charged bool
 }
 
 func callerOf(ctx context.Context) *caller {
@@ -48,7 +57,8 @@ func clientIP(r *http.Request) string {
 // through the process's key cache (a revocation takes effect within
 // Limits.KeyCacheTTL) and never written; only a request that passed every
 // check is counted on its budgets (ratelimit.go), so nobody can spend a key's
-// budget from a place the key does not work from.
+// budget from a place the key does not work from; a publishable key's ceiling
+// is charged later, once the request is valid (chargeCeiling).
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route) (*http.Request, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
@@ -86,10 +96,13 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route)
 		s.KeyIPs.Seen(r.Context(), key.OrganizerID, key.ID, ticketing.ClientNetwork(clientIP(r)), now)
 	}
 	if !budget.Admitted {
-		return r, &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: budget.Reset.Sub(now),
-			Message: "Rate limit of " + strconv.Itoa(budget.Limit) + " requests per " + s.Limits.Window.String() + " " + whose + " exceeded; retry after the number of seconds in Retry-After"}
+		return r, rateLimited(budget, s.Limits.Window, whose, now)
 	}
-	return r.WithContext(context.WithValue(r.Context(), ctxCaller, &caller{key: key, budget: budget})), nil
+	c := &caller{key: key, budget: budget}
+	if key.Type == auth.Publishable {
+		c.ceiling = &ceilingCharge{bucket: rt.bucket}
+	}
+	return r.WithContext(context.WithValue(r.Context(), ctxCaller, c)), nil
 }
 
 // checkKey applies every rule that binds a key (type, environment, revocation,

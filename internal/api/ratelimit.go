@@ -4,11 +4,13 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/ticketing"
 )
 
 // Budgets are counted in fixed windows (Limits.Window) on counter items of
@@ -87,30 +89,87 @@ func (s *Server) limitsFor(k *auth.Key, bucket string) (perKey, perClient int) {
 	}
 }
 
-// admit counts a request that passed every check of its key: a secret key's
-// budget; a publishable key's client budget, then its ceiling (a client over
-// its own budget spends nothing of the ceiling). The budget returned is the
-// one that refused the request, or, when admitted, the one with the fewer
-// requests left; whose names it for the 429 message.
+// admit counts a request that passed every check of its key on the budget
+// charged first: a secret key's budget, or a publishable key's budget for the
+// request's client network. A publishable key's ceiling (all of its clients
+// together) is left to chargeCeiling, once the request is valid, so that
+// neither a client over its own budget nor junk spends anything of it. whose
+// names the budget for the 429 message.
 func (s *Server) admit(ctx context.Context, k *auth.Key, bucket, network string, now time.Time) (b auth.Budget, whose string, err error) {
-	w := s.Limits.Window.Milliseconds()
-	win := now.UnixMilli() / w
-	reset := time.UnixMilli((win + 1) * w).UTC()
-	base := k.ID + "#" + bucket + "#" + strconv.FormatInt(win, 10)
+	base, reset := s.counterBase(k.ID, bucket, now)
 	perKey, perClient := s.limitsFor(k, bucket)
 	if k.Type != auth.Publishable {
 		b, err = s.charge(ctx, base, true, perKey, reset, now)
 		return b, "for this key", err
 	}
-	cb, err := s.charge(ctx, base+"#ip#"+network, false, perClient, reset, now)
-	if err != nil || !cb.Admitted {
-		return cb, "from this client (IP address, or IPv6 /64) for this key", err
+	b, err = s.charge(ctx, base+"#ip#"+network, false, perClient, reset, now)
+	return b, "from this client (IP address, or IPv6 /64) for this key", err
+}
+
+// counterBase names the counters of owner's bucket in the window of now,
+// and returns when that window ends.
+func (s *Server) counterBase(owner, bucket string, now time.Time) (string, time.Time) {
+	w := s.Limits.Window.Milliseconds()
+	win := now.UnixMilli() / w
+	return owner + "#" + bucket + "#" + strconv.FormatInt(win, 10), time.UnixMilli((win + 1) * w).UTC()
+}
+
+// chargeCeiling counts a publishable key's request on the key's ceiling, once
+// per request and only once the request is valid: the router calls it before
+// a handler that validates nothing more, and a handler that validates a body
+// through ticketing.Caller.Admit (see route.validates). A secret key's
+// request, or one already charged, costs nothing. The budget headers show the
+// tighter of the client's budget and the ceiling. When the ceiling refuses,
+// the owner is alerted (CeilingAlerts: once per key and UTC day).
+func (s *Server) chargeCeiling(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r.Context())
+	if c == nil || c.ceiling == nil || c.ceiling.charged {
+		return nil
 	}
-	kb, err := s.charge(ctx, base, true, perKey, reset, now)
-	if err != nil || !kb.Admitted || kb.Remaining < cb.Remaining {
-		return kb, "for this key (all of its clients together)", err
+	c.ceiling.charged = true
+	now := s.Clock.Now()
+	base, reset := s.counterBase(c.key.ID, c.ceiling.bucket, now)
+	perKey, _ := s.limitsFor(c.key, c.ceiling.bucket)
+	kb, err := s.charge(r.Context(), base, true, perKey, reset, now)
+	if err != nil {
+		return err
 	}
-	return cb, "", nil
+	if kb.Admitted && kb.Remaining >= c.budget.Remaining {
+		return nil
+	}
+	setBudgetHeaders(w, kb, now)
+	if kb.Admitted {
+		c.budget = kb
+		return nil
+	}
+	if s.CeilingAlerts != nil {
+		s.CeilingAlerts.CeilingHit(r.Context(), c.key.OrganizerID, c.key.ID, c.ceiling.bucket, perKey, now)
+	}
+	return rateLimited(kb, s.Limits.Window, "for this key (all of its clients together)", now)
+}
+
+// rateLimited is the 429 of a spent budget b.
+func rateLimited(b auth.Budget, window time.Duration, whose string, now time.Time) error {
+	return &ticketing.Error{Code: ticketing.CodeRateLimited, RetryAfter: b.Reset.Sub(now),
+		Message: "Rate limit of " + strconv.Itoa(b.Limit) + " requests per " + window.String() + " " + whose + " exceeded; retry after the number of seconds in Retry-After"}
+}
+
+// admitPollToken counts a request that carries a poll token instead of a key
+// on its client network's poll budget (Limits.PollReadsPerWindow), before the
+// token is checked: nobody reads order statuses, or tries tokens, faster than
+// that from one network.
+func (s *Server) admitPollToken(w http.ResponseWriter, r *http.Request) error {
+	now := s.Clock.Now()
+	base, reset := s.counterBase("poll", bucketRead, now)
+	b, err := s.charge(r.Context(), base+"#ip#"+ticketing.ClientNetwork(clientIP(r)), false, s.Limits.PollReadsPerWindow, reset, now)
+	if err != nil {
+		return err
+	}
+	setBudgetHeaders(w, b, now)
+	if !b.Admitted {
+		return rateLimited(b, s.Limits.Window, "of order status reads with poll tokens from this client (IP address, or IPv6 /64)", now)
+	}
+	return nil
 }
 
 // charge counts one request on the budget counter in the window ending at

@@ -59,8 +59,12 @@ type Limits struct {
 	WritesPerWindow int // a secret key's budget: order and hold creation
 	// A publishable key's budgets per client network (IPv4 address, IPv6 /64).
 	IPReadsPerWindow, IPWritesPerWindow int
-	// A publishable key's ceiling: all of its clients together.
+	// A publishable key's ceiling: all of its clients together, charged only
+	// by requests that passed validation.
 	PKReadsPerWindow, PKWritesPerWindow int
+	// PollReadsPerWindow is each client network's budget of requests with a
+	// poll token instead of a key.
+	PollReadsPerWindow int
 	// ShardRate is the most requests a second one counter item of a key's
 	// budget takes at full speed; a budget spreads over as many items as
 	// that needs (0: DefaultShardRate).
@@ -75,11 +79,11 @@ type Limits struct {
 // DefaultLimits are the contract's figures and our documented cache lifetimes.
 var DefaultLimits = Limits{ReadsPerWindow: 600, WritesPerWindow: 60,
 	IPReadsPerWindow: 600, IPWritesPerWindow: 60, PKReadsPerWindow: 60000, PKWritesPerWindow: 6000,
-	Window: time.Minute, MaxBodyBytes: 64 << 10,
+	PollReadsPerWindow: 600, Window: time.Minute, MaxBodyBytes: 64 << 10,
 	KeyCacheTTL: 10 * time.Second, KeyMissTTL: time.Minute, HealthCacheTTL: 5 * time.Second}
 
-// withPublishableDefaults fills the publishable keys' budgets left unset
-// with DefaultLimits'.
+// withPublishableDefaults fills the publishable keys' and poll tokens'
+// budgets left unset with DefaultLimits'.
 func (l Limits) withPublishableDefaults() Limits {
 	for _, f := range []struct {
 		v   *int
@@ -87,6 +91,7 @@ func (l Limits) withPublishableDefaults() Limits {
 	}{
 		{&l.IPReadsPerWindow, DefaultLimits.IPReadsPerWindow}, {&l.IPWritesPerWindow, DefaultLimits.IPWritesPerWindow},
 		{&l.PKReadsPerWindow, DefaultLimits.PKReadsPerWindow}, {&l.PKWritesPerWindow, DefaultLimits.PKWritesPerWindow},
+		{&l.PollReadsPerWindow, DefaultLimits.PollReadsPerWindow},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def
@@ -116,6 +121,11 @@ type Server struct {
 	// watched); it alerts the owner of a key used from too many in a day.
 	KeyIPs interface {
 		Seen(ctx context.Context, organizerID, keyID, ip string, now time.Time)
+	}
+	// CeilingAlerts, when set, is told each time a publishable key's ceiling
+	// refuses a request; it alerts the key's owner (once per key and day).
+	CeilingAlerts interface {
+		CeilingHit(ctx context.Context, organizerID, keyID, bucket string, limit int, now time.Time)
 	}
 	// Email, when set, adds the buyer's email status to GET /orders/{id} for
 	// secret keys with orders:read.
@@ -151,6 +161,10 @@ type route struct {
 	// pollToken routes also accept the order's poll_token instead of a key.
 	pollToken bool
 	bucket    string
+	// validates: the handler validates a body and charges a publishable
+	// key's ceiling itself once it is valid (ticketing.Caller.Admit); on
+	// other routes the router charges it before the handler.
+	validates bool
 	// query lists the query parameters the route takes; the router answers
 	// any other (or a repeated one) with 400 before the handler runs.
 	query    []string
@@ -173,13 +187,13 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, query: []string{"occurrence_id"}, handle: s.getSeating},
 		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, query: []string{"occurrence_id"}, handle: s.getAvailability},
 
-		{method: "POST", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, bucket: bucketWrite, handle: s.createHold},
-		{method: "DELETE", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, handle: s.releaseHolds},
+		{method: "POST", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, bucket: bucketWrite, validates: true, handle: s.createHold},
+		{method: "DELETE", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, validates: true, handle: s.releaseHolds},
 
-		{method: "POST", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersWrite, bucket: bucketWrite, handle: s.createOrder},
+		{method: "POST", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersWrite, bucket: bucketWrite, validates: true, handle: s.createOrder},
 		{method: "GET", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersList, skOnly: true,
 			query: []string{"limit", "cursor", "status", "event_id", "created_after", "created_before"}, handle: s.listOrders},
-		{method: "POST", pattern: "/orders/preview", group: GroupOrders, scope: auth.ScopeOrdersWrite, handle: s.previewOrder},
+		{method: "POST", pattern: "/orders/preview", group: GroupOrders, scope: auth.ScopeOrdersWrite, validates: true, handle: s.previewOrder},
 		{method: "GET", pattern: "/orders/{id}", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, query: []string{"poll_token"}, handle: s.getOrder},
 		{method: "POST", pattern: "/orders/{id}/check-status", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, query: []string{"poll_token"}, handle: s.getOrder},
 		{method: "POST", pattern: "/orders/{id}/simulate-payment", group: GroupOrders, scope: auth.ScopeOrdersWrite, skOnly: true, handle: s.simulatePayment},
@@ -342,21 +356,26 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
-	// A poll token stands in for a key on the order status routes (contract
-	// section 5 rule 8); the handler checks it.
-	byPollToken := match.pollToken && hasPollToken(r)
 	if rt.s.Edge.Only && !viaEdge && !match.public {
 		writeError(w, r, errNotViaEdge)
 		return
 	}
-	if !match.public && !byPollToken {
-		var err error
-		if r, err = rt.s.authenticate(w, r, match); err != nil {
-			writeError(w, r, err)
-			return
-		}
+	// A poll token stands in for a key on the order status routes (contract
+	// section 5 rule 8), on a budget per client network; the handler checks it.
+	var err error
+	switch {
+	case match.pollToken && hasPollToken(r):
+		err = rt.s.admitPollToken(w, r)
+	case !match.public:
+		r, err = rt.s.authenticate(w, r, match)
 	}
-	if err := checkQuery(r, match.query); err != nil {
+	if err == nil {
+		err = checkQuery(r, match.query)
+	}
+	if err == nil && !match.validates {
+		err = rt.s.chargeCeiling(w, r)
+	}
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -10,10 +11,12 @@ import (
 	"tix/internal/ticketing"
 )
 
-// salesCaller is the domain's view of the authenticated key.
-func salesCaller(r *http.Request) ticketing.Caller {
+// salesCaller is the domain's view of the authenticated key; the domain
+// charges a publishable key's ceiling through Admit once the request is valid.
+func (s *Server) salesCaller(w http.ResponseWriter, r *http.Request) ticketing.Caller {
 	c := callerOf(r.Context())
-	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: ticketing.ClientNetwork(clientIP(r))}
+	return ticketing.Caller{Tenant: c.tenant(), KeyID: c.key.ID, Publishable: c.key.Type == auth.Publishable, IP: ticketing.ClientNetwork(clientIP(r)),
+		Admit: func(context.Context) error { return s.chargeCeiling(w, r) }}
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1-255 printable ASCII
@@ -66,7 +69,7 @@ func (s *Server) createHold(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	h, err := s.Sales.CreateHold(r.Context(), salesCaller(r), key, req)
+	h, err := s.Sales.CreateHold(r.Context(), s.salesCaller(w, r), key, req)
 	if err != nil {
 		return err
 	}
@@ -89,7 +92,7 @@ func (s *Server) releaseHolds(w http.ResponseWriter, r *http.Request) error {
 	if req.ReservationIDs == nil {
 		return ticketing.Invalid("reservation_ids", "reservation_ids is required")
 	}
-	n, err := s.Sales.ReleaseHolds(r.Context(), salesCaller(r), *req.ReservationIDs)
+	n, err := s.Sales.ReleaseHolds(r.Context(), s.salesCaller(w, r), *req.ReservationIDs)
 	if err != nil {
 		return err
 	}
@@ -156,7 +159,7 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Sales.CreateOrder(r.Context(), salesCaller(r), key, req)
+	res, err := s.Sales.CreateOrder(r.Context(), s.salesCaller(w, r), key, req)
 	if err != nil {
 		return err
 	}
@@ -226,7 +229,7 @@ func (s *Server) previewOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.Sales.Preview(r.Context(), salesCaller(r), req)
+	p, err := s.Sales.Preview(r.Context(), s.salesCaller(w, r), req)
 	if err != nil {
 		return err
 	}

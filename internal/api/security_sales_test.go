@@ -157,15 +157,13 @@ func TestOrderCap_PublishableKeyUnitsPerClientIncludeOrderedHeldSeats(t *testing
 	wantError(t, h.post("/v1/orders", pk, gaBody("evt_concert_ga", 1), idem("eleven"), fromShop()), http.StatusTooManyRequests, "rate_limited", "")
 
 	rows := [][]string{{"seat_A1", "seat_A2", "seat_A3", "seat_A4", "seat_A5"}, {"seat_B1", "seat_B2", "seat_B3", "seat_B4", "seat_B5"}, {"seat_C1", "seat_C2", "seat_C3", "seat_C4", "seat_C5"}}
-	for i, row := range rows {
+	for i, row := range rows[:2] {
 		hold := h.mustHold(pk, holdBody("evt_theatre", row...), fromShop())
 		r := h.post("/v1/orders", pk, jsonBody("buyer", anna, "seat_reservation_ids", reservationIDs(hold)), idem(fmt.Sprintf("seats-%d", i)), fromShop())
-		if i < 2 {
-			wantStatus(t, r, http.StatusCreated)
-			continue
-		}
-		wantError(t, r, http.StatusTooManyRequests, "rate_limited", "")
+		wantStatus(t, r, http.StatusCreated)
 	}
+	// Ten seats in unpaid orders: the next hold is refused already (held seats count too).
+	wantError(t, h.post("/v1/seat-holds", pk, holdBody("evt_theatre", rows[2]...), fromShop()), http.StatusTooManyRequests, "rate_limited", "")
 }
 
 // Promo codes cannot be told apart by the answer (unknown, not started, for other
@@ -249,5 +247,42 @@ func TestPollToken_AcceptedInHeaders(t *testing.T) {
 	wantStatus(t, r, http.StatusNoContent)
 	if !strings.Contains(r.Header.Get("Access-Control-Allow-Headers"), "Tix-Poll-Token") {
 		t.Errorf("preflight allows %q", r.Header.Get("Access-Control-Allow-Headers"))
+	}
+}
+
+// A publishable key's seat reservations are bound to the key and the client
+// network that held them: another address with the same key (or another pk
+// key from the same address) can neither release them (released: 0) nor
+// order them (404, as for a reservation that does not exist); the holder can.
+func TestSeatHold_PublishableReservationsBoundToTheirClient(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	pk, pk2 := h.pkKey(orgA), h.pkKey(orgA)
+	hold := h.mustHold(pk, holdBody("evt_theatre", "seat_A1", "seat_A2"), fromShop())
+	rids := reservationIDs(hold)
+	other := remoteAddr("198.51.100.7:5000")
+
+	for _, try := range []struct {
+		key string
+		opt reqOpt
+	}{{pk, other}, {pk2, remoteAddr("192.0.2.10:40000")}} {
+		r := h.del("/v1/seat-holds", try.key, releaseBody(rids...), fromShop(), try.opt)
+		wantStatus(t, r, http.StatusOK)
+		if n := num(t, r.json(t), "released"); n != 0 {
+			t.Fatalf("another client released %d of the holder's reservations", n)
+		}
+		wantError(t, h.post("/v1/orders", try.key, jsonBody("buyer", anna, "seat_reservation_ids", rids), idem("steal"), fromShop(), try.opt),
+			http.StatusNotFound, "not_found", "seat_reservation_ids[0]")
+	}
+	if st := h.seatStatuses(sk); st["seat_A1"] != "unavailable" || st["seat_A2"] != "unavailable" {
+		t.Fatalf("seats after foreign attempts: %v", st)
+	}
+	// The holder (same /32) orders one and releases the other.
+	h.mustOrder(pk, "mine", jsonBody("buyer", anna, "seat_reservation_ids", rids[:1]), fromShop())
+	r := h.del("/v1/seat-holds", pk, releaseBody(rids[1]), fromShop())
+	wantStatus(t, r, http.StatusOK)
+	if n := num(t, r.json(t), "released"); n != 1 {
+		t.Fatalf("the holder released %d, want 1", n)
 	}
 }

@@ -190,7 +190,8 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			IPReadsPerWindow: cfg.IPReads, IPWritesPerWindow: cfg.IPWrites, PKReadsPerWindow: cfg.PKReads, PKWritesPerWindow: cfg.PKWrites,
-			Window: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
+			PollReadsPerWindow: cfg.PollReads,
+			Window:             cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeyCacheTTL: cfg.KeyCacheTTL, KeyMissTTL: cfg.KeyMissTTL, HealthCacheTTL: cfg.HealthCacheTTL,
 		},
 		Edge: api.Edge{Secret: cfg.Edge.Secret, Only: cfg.Edge.Only},
@@ -234,6 +235,7 @@ func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
 	a.Sales.Alerts = a.Email
 	a.Server.Email = a.Email
 	a.Server.KeyIPs = &email.IPWatch{Store: a.Store, Mail: a.Email}
+	a.Server.CeilingAlerts = &email.CeilingWatch{Mail: a.Email}
 	return a.Email
 }
 

@@ -26,6 +26,7 @@ type Config struct {
 	IPWrites         int           // TIX_RATE_IP_WRITES
 	PKReads          int           // TIX_RATE_PK_READS
 	PKWrites         int           // TIX_RATE_PK_WRITES
+	PollReads        int           // TIX_RATE_POLL_READS
 	MaxBodyBytes     int64         // TIX_MAX_BODY_BYTES
 	KeyCacheTTL      time.Duration // TIX_KEY_CACHE_TTL
 	KeyMissTTL       time.Duration // TIX_KEY_MISS_TTL
@@ -99,6 +100,7 @@ var Vars = []Var{
 	{"TIX_RATE_IP_WRITES", "60", "publishable keys: order and hold creations per client network and key per window"},
 	{"TIX_RATE_PK_READS", "60000", "publishable keys: ceiling of requests per key per window, all clients together, all but order and hold creation"},
 	{"TIX_RATE_PK_WRITES", "6000", "publishable keys: ceiling of order and hold creations per key per window, all clients together"},
+	{"TIX_RATE_POLL_READS", "600", "order status reads with a poll token instead of a key, per client network per window"},
 	{"TIX_RATE_WINDOW", "1m", "rate-limit window"},
 	{"TIX_MAX_BODY_BYTES", "65536", "largest request body accepted"},
 	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read: a revocation or budget change takes effect within it; 0s reads the key on every request"},
@@ -174,6 +176,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.CatalogCacheTTL = r.nonNegDur("TIX_CATALOG_CACHE_TTL")
 	c.IPReads, c.IPWrites = r.posInt("TIX_RATE_IP_READS"), r.posInt("TIX_RATE_IP_WRITES")
 	c.PKReads, c.PKWrites = r.posInt("TIX_RATE_PK_READS"), r.posInt("TIX_RATE_PK_WRITES")
+	c.PollReads = r.posInt("TIX_RATE_POLL_READS")
 	c.Payments = Payments{
 		TBankURL: r.get("TIX_TBANK_API_URL"), TBankTimeout: r.dur("TIX_TBANK_TIMEOUT"), PublicURL: strings.TrimRight(r.get("TIX_PUBLIC_URL"), "/"),
 		CheckGrace: r.dur("TIX_PAYMENT_CHECK_GRACE"), RefundCheck: r.dur("TIX_REFUND_CHECK_INTERVAL"),

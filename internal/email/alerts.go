@@ -13,6 +13,7 @@ const (
 	CauseEndpointDisabled = "endpoint_disabled" // a webhook endpoint disabled by its failures
 	CauseLiveKeyRevoked   = "live_key_revoked"  // a live key revoked by the operator
 	CauseKeyManyIPs       = "key_many_ips"      // a secret key used from many IPs in a day
+	CauseKeyCeiling       = "key_ceiling"       // a publishable key's ceiling refused requests
 	// CausePartlyRefundedOutside: part of a paid order's money was returned
 	// at the bank, outside tix; the order stays paid, flagged.
 	CausePartlyRefundedOutside = "partly_refunded_outside"

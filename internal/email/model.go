@@ -115,7 +115,7 @@ func (j *Job) DueAt(grace time.Duration) (time.Time, bool) {
 // Alert is what an owner alert says; it is stored in the job, so the consumer
 // renders it without reading anything else.
 type Alert struct {
-	Cause       string    `json:"cause"` // endpoint_disabled | live_key_revoked | key_many_ips
+	Cause       string    `json:"cause"` // endpoint_disabled | live_key_revoked | key_many_ips | key_ceiling
 	At          time.Time `json:"at"`
 	EndpointID  string    `json:"endpoint_id,omitempty"`
 	URL         string    `json:"url,omitempty"`
@@ -124,8 +124,9 @@ type Alert struct {
 	LastErrors  []string  `json:"last_errors,omitempty"` // the last failures, newest first
 	KeyID       string    `json:"key_id,omitempty"`
 	DistinctIPs int       `json:"distinct_ips,omitempty"`
-	Limit       int       `json:"limit,omitempty"`      // key_many_ips: the threshold passed
-	Day         string    `json:"day,omitempty"`        // key_many_ips: the UTC day, YYYY-MM-DD
+	Limit       int       `json:"limit,omitempty"`      // key_many_ips: the threshold passed; key_ceiling: the ceiling
+	Day         string    `json:"day,omitempty"`        // key_many_ips, key_ceiling: the UTC day, YYYY-MM-DD
+	Bucket      string    `json:"bucket,omitempty"`     // key_ceiling: read | write
 	OrderID     string    `json:"order_id,omitempty"`   // partly_refunded_outside
 	PaymentID   string    `json:"payment_id,omitempty"` // partly_refunded_outside
 }

@@ -127,6 +127,8 @@ func (TextRenderer) Alert(d AlertData) (mail.Message, error) {
 		text += fmt.Sprintf("Order %s (payment %s) was partly refunded at the bank, outside tix; it stays paid.\n", a.OrderID, a.PaymentID)
 	case CauseKeyManyIPs:
 		text += fmt.Sprintf("Key %s was used from %d distinct IPs today.\n", a.KeyID, a.DistinctIPs)
+	case CauseKeyCeiling:
+		text += fmt.Sprintf("Publishable key %s reached its ceiling of %d %s requests per window.\n", a.KeyID, a.Limit, a.Bucket)
 	}
 	return mail.Message{Subject: "tix alert: " + a.Cause, Text: text}, nil
 }

@@ -32,6 +32,9 @@ func (s *Store) CreateHold(_ context.Context, h *ticketing.Hold, idem *ticketing
 	if ip != nil && !s.holdIPFits(ip) {
 		return ticketing.ErrIPRace
 	}
+	if h.ClientCap != nil && !s.capHoldFits(h) {
+		return ticketing.ErrClientCap
+	}
 	for _, seat := range h.Seats {
 		s.seats[seatKey{h.EventID, string(h.Environment), h.OccurrenceID, seat.SeatID}] = seatRecord{
 			tier: seat.TierID, state: ticketing.SeatHeld, until: h.ExpiresAt, hold: h.ID, resv: seat.ReservationID}
@@ -42,6 +45,9 @@ func (s *Store) CreateHold(_ context.Context, h *ticketing.Hold, idem *ticketing
 	}
 	if ip != nil {
 		s.applyHoldIP(ip)
+	}
+	if h.ClientCap != nil {
+		s.capHoldTake(h)
 	}
 	return nil
 }
@@ -74,5 +80,6 @@ func (s *Store) ReleaseSeat(_ context.Context, h *ticketing.Hold, seat ticketing
 		return false, nil
 	}
 	delete(s.seats, k)
+	s.capSeatBack(h)
 	return true, nil
 }

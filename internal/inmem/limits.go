@@ -106,10 +106,26 @@ func (s *Store) AdmitClientRate(_ context.Context, key string, limit int, window
 	return true, reset, nil
 }
 
-// capRecord counts a client's pending publishable-key orders for one event.
+// capRecord counts a client's pending publishable-key orders for one event,
+// and the units of those orders and of its counted holds together.
 type capRecord struct {
 	orders, units int
 	expiries      map[string]time.Time // order id -> expiry
+	holds         map[string]*capHold  // hold id -> its counted seats
+}
+
+type capHold struct {
+	until time.Time
+	seats int
+}
+
+func (s *Store) capOf(key string) *capRecord {
+	r, ok := s.clientCaps[key]
+	if !ok {
+		r = &capRecord{expiries: map[string]time.Time{}, holds: map[string]*capHold{}}
+		s.clientCaps[key] = r
+	}
+	return r
 }
 
 // ClientCapOverdue lists the counted orders whose expiry is at or before now.
@@ -127,24 +143,46 @@ func (s *Store) ClientCapOverdue(_ context.Context, key string, now time.Time) (
 	return ids, nil
 }
 
+// ReleaseOverdueHolds gives back the seats still counted for each expired hold.
+func (s *Store) ReleaseOverdueHolds(_ context.Context, key string, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	if r, ok := s.clientCaps[key]; ok {
+		for id, h := range r.holds {
+			if h.until.UnixMilli() <= now.UnixMilli() {
+				r.units -= h.seats
+				delete(r.holds, id)
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
 func (s *Store) capFits(o *ticketing.Order) bool {
 	c := o.ClientCap
-	r, ok := s.clientCaps[c.Key]
-	if !ok {
-		r = &capRecord{}
+	r := s.capOf(c.Key)
+	add := c.NewUnits(o.Quantity)
+	if r.orders >= c.MaxOrders || (add > 0 && r.units > c.MaxUnits-add) {
+		return false
 	}
-	return r.orders < c.MaxOrders && r.units <= c.MaxUnits-o.Quantity
+	for id, k := range c.Holds {
+		if h, ok := r.holds[id]; !ok || h.seats < k {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Store) capTake(o *ticketing.Order) {
-	r, ok := s.clientCaps[o.ClientCap.Key]
-	if !ok {
-		r = &capRecord{expiries: map[string]time.Time{}}
-		s.clientCaps[o.ClientCap.Key] = r
-	}
+	r := s.capOf(o.ClientCap.Key)
 	r.orders++
-	r.units += o.Quantity
+	r.units += o.ClientCap.NewUnits(o.Quantity)
 	r.expiries[o.ID] = o.ExpiresAt
+	for id, k := range o.ClientCap.Holds {
+		r.holds[id].seats -= k
+	}
 }
 
 func (s *Store) capGiveBack(o *ticketing.Order) {
@@ -155,5 +193,27 @@ func (s *Store) capGiveBack(o *ticketing.Order) {
 		r.orders--
 		r.units -= o.Quantity
 		delete(r.expiries, o.ID)
+	}
+}
+
+// capHoldFits checks a hold's seats against its client's MaxUnits.
+func (s *Store) capHoldFits(h *ticketing.Hold) bool {
+	return s.capOf(h.ClientCap.Key).units <= h.ClientCap.MaxUnits-len(h.Seats)
+}
+
+func (s *Store) capHoldTake(h *ticketing.Hold) {
+	r := s.capOf(h.ClientCap.Key)
+	r.units += len(h.Seats)
+	r.holds[h.ID] = &capHold{until: h.ExpiresAt, seats: len(h.Seats)}
+}
+
+// capSeatBack gives a released seat of a counted hold back.
+func (s *Store) capSeatBack(h *ticketing.Hold) {
+	if h.ClientCap == nil {
+		return
+	}
+	if ch, ok := s.capOf(h.ClientCap.Key).holds[h.ID]; ok && ch.seats >= 1 {
+		ch.seats--
+		s.clientCaps[h.ClientCap.Key].units--
 	}
 }

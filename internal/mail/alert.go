@@ -11,6 +11,7 @@ const (
 	AlertEndpointDisabled = "endpoint_disabled" // fields: endpoint_id, url, failures (one a line)
 	AlertKeyManyIPs       = "key_many_ips"      // fields: key_id, ips, limit, day
 	AlertLiveKeyRevoked   = "live_key_revoked"  // fields: key_id, revoked_at
+	AlertKeyCeiling       = "key_ceiling"       // fields: key_id, limit, bucket, day
 	// AlertPartlyRefundedOutside: fields order_id, payment_id.
 	AlertPartlyRefundedOutside = "partly_refunded_outside"
 )
@@ -25,6 +26,7 @@ var alertFields = map[string][]string{
 	AlertEndpointDisabled:      {"endpoint_id", "url"},
 	AlertKeyManyIPs:            {"key_id", "ips", "limit", "day"},
 	AlertLiveKeyRevoked:        {"key_id", "revoked_at"},
+	AlertKeyCeiling:            {"key_id", "limit", "bucket", "day"},
 	AlertPartlyRefundedOutside: {"order_id", "payment_id"},
 }
 
@@ -39,6 +41,10 @@ var alertTexts = map[string]alertText{
 		"If these are not your servers, revoke the key and create a new one."},
 	"ru/" + AlertLiveKeyRevoked: {"Боевой ключ %s отозван", "Боевой ключ %s отозван %s.",
 		"Запросы с этим ключом больше не принимаются. Если вы этого не делали, свяжитесь с поддержкой."},
+	"ru/" + AlertKeyCeiling: {"Ключ %s упёрся в свой потолок запросов", "Публикуемый ключ %s %[4]s исчерпал свой общий потолок: %[2]s запросов (%[3]s) за окно; сверх него всем покупателям отвечали 429.",
+		"Если это обычный спрос, поднимите потолок (tixctl keys set-budget); если нет, посмотрите, откуда идут запросы, и при необходимости выпустите новый ключ."},
+	"en/" + AlertKeyCeiling: {"Key %s reached its request ceiling", "Publishable key %s reached its ceiling of %[2]s %[3]s requests per window (all of its clients together) on %[4]s; requests past it were answered 429 for every buyer.",
+		"If this is real demand, raise the ceiling (tixctl keys set-budget); if not, find where the requests come from and rotate the key if needed."},
 	"en/" + AlertLiveKeyRevoked: {"Live key %s was revoked", "Live key %s was revoked at %s.",
 		"Requests with this key are refused from now on. If you did not do this, contact support."},
 	"ru/" + AlertPartlyRefundedOutside: {"Заказ %s частично возвращён в банке", "Часть оплаты заказа %s (платёж %s) возвращена в личном кабинете банка, не через tix. Заказ остаётся оплаченным, его билеты действуют.",

@@ -204,7 +204,7 @@ func TestFormatMoney(t *testing.T) {
 func TestRenderAlert(t *testing.T) {
 	fields := map[string]string{"endpoint_id": "we_1", "url": "https://x.example/<hook>", "failures": "503 at 10:00\nTimeout at 10:05",
 		"key_id": "key_1", "ips": "57", "limit": "20", "day": "2026-11-23", "revoked_at": "2026-11-23 10:00 UTC",
-		"order_id": "ord_1", "payment_id": "7000000001"}
+		"order_id": "ord_1", "payment_id": "7000000001", "bucket": "write"}
 	for _, lang := range []string{"ru", "en"} {
 		for _, kind := range mail.AlertKinds() {
 			m, err := mail.RenderAlert(kind, fields, lang)

@@ -283,10 +283,14 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
 	}
-	ipAt := -1
+	ipAt, capAt := -1, -1
 	if ip != nil {
 		ipAt = len(items)
 		items = append(items, types.TransactWriteItem{Update: s.holdIPUpdate(ip)})
+	}
+	if h.ClientCap != nil {
+		capAt = len(items)
+		items = append(items, types.TransactWriteItem{Update: s.clientCapHoldTake(h)})
 	}
 	err = s.transact(ctx, "CreateHold", items)
 	if err == nil {
@@ -303,8 +307,11 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 				return &ticketing.StockError{Index: i, Seat: true}
 			}
 		}
-		if failed[0] == ipAt {
+		switch failed[0] {
+		case ipAt:
 			return ticketing.ErrIPRace
+		case capAt:
+			return ticketing.ErrClientCap
 		}
 	}
 	return fmt.Errorf("hold seats: %w", err)
@@ -389,7 +396,8 @@ func (s *Store) GetHold(ctx context.Context, id string) (*ticketing.Hold, error)
 	return &h, nil
 }
 
-// ReleaseSeat deletes a seat's item if this reservation still holds it, live.
+// ReleaseSeat deletes a seat's item if this reservation still holds it, live,
+// and then gives the seat back to its client's counter (see the port).
 func (s *Store) ReleaseSeat(ctx context.Context, h *ticketing.Hold, seat ticketing.HoldSeat, now time.Time) (bool, error) {
 	e := newExprs()
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
@@ -403,6 +411,11 @@ func (s *Store) ReleaseSeat(ctx context.Context, h *ticketing.Hold, seat ticketi
 	}
 	if err != nil {
 		return false, fmt.Errorf("release seat %s: %w", seat.SeatID, err)
+	}
+	if h.ClientCap != nil {
+		if err := s.clientCapSeatBack(ctx, h); err != nil {
+			return true, err
+		}
 	}
 	return true, nil
 }

@@ -22,6 +22,9 @@ type Hold struct {
 	CreatedAt      time.Time   `json:"created_at"`
 	ExpiresAt      time.Time   `json:"expires_at"`
 	IPKey          string      `json:"ip_key,omitempty"` // per-IP record of a publishable-key hold
+	// ClientCap (a publishable key's hold) is the client's per-event count
+	// its seats are taken from (see ClientCap).
+	ClientCap *ClientCap `json:"client_cap,omitempty"`
 }
 
 // HoldSeat is one held seat.
@@ -75,9 +78,29 @@ func (h *Hold) owned(c Caller) bool {
 	return h.OrganizerID == c.OrganizerID && h.Environment == c.Environment
 }
 
+// boundTo reports whether c may use or release h's reservations beyond the
+// tenant check: a hold made with a publishable key is bound, like that key's
+// Idempotency-Keys, to the key and the client network that made it, since
+// every visitor of the storefront holds the key. A secret key (the
+// organizer's servers) may order any hold of its tenant.
+func (h *Hold) boundTo(c Caller) bool {
+	if h.IPKey == "" || !c.Publishable {
+		return true
+	}
+	return h.KeyID == c.KeyID && h.IPKey == holdIPKey(c)
+}
+
+// holdIPKey names a publishable-key client's per-IP hold record.
+func holdIPKey(c Caller) string {
+	return c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
+}
+
 // CreateHold holds seats for the caller (contract section 4 rule 3).
 func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req HoldRequest) (*Hold, error) {
 	if err := validateHoldRequest(req); err != nil {
+		return nil, err
+	}
+	if err := c.admit(ctx); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -110,6 +133,12 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 	if err := h.addSeats(e, req.SeatIDs, now); err != nil {
 		return nil, err
 	}
+	if c.Publishable {
+		h.ClientCap = s.clientCapOf(c, e.ID)
+		if len(h.Seats) > h.ClientCap.MaxUnits {
+			return nil, s.clientCapError(h.ClientCap)
+		}
+	}
 	var idem *Idempotency
 	if idemKey != "" {
 		idem = &Idempotency{Tenant: c.Tenant, Scope: c.idemScope(IdemHold), Key: idemKey, RequestHash: hash,
@@ -132,6 +161,8 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		return nil, Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
 	case errors.Is(err, ErrIPRace):
 		return nil, &Error{Code: CodeRateLimited, RetryAfter: time.Second, Message: "too many concurrent seat-hold requests from this IP address; retry shortly"}
+	case errors.Is(err, ErrClientCap):
+		return nil, s.clientCapError(h.ClientCap)
 	}
 	return nil, err
 }
@@ -142,7 +173,7 @@ func (s *Sales) admitHoldIP(ctx context.Context, c Caller, now time.Time) (strin
 	if !c.Publishable {
 		return "", nil, nil
 	}
-	ipKey := c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP
+	ipKey := holdIPKey(c)
 	st, ok, reset, err := s.Store.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
 	if err != nil {
 		return "", nil, err
@@ -186,6 +217,7 @@ func (h *Hold) addSeats(e *Event, seatIDs []string, now time.Time) error {
 // writeHold writes the hold, rereading the per-IP record and trying again
 // (a few times) when another hold of the same IP changed it meanwhile.
 func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipState *HoldIPState, now time.Time) error {
+	freed := false
 	for attempt := 0; ; attempt++ {
 		var ip *HoldIPUpdate
 		if ipState != nil {
@@ -195,6 +227,13 @@ func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipSta
 			}
 		}
 		err := s.Store.CreateHold(ctx, h, idem, ip, now)
+		if errors.Is(err, ErrClientCap) && !freed {
+			// Once: the client's overdue orders and expired holds give their units back.
+			freed = true
+			if s.freeClientOverdue(ctx, h.ClientCap.Key, now) {
+				continue
+			}
+		}
 		if !errors.Is(err, ErrIPRace) || attempt >= 4 {
 			return err
 		}
@@ -349,6 +388,9 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 			return 0, Invalid(fmt.Sprintf("reservation_ids[%d]", i), "reservation id must not be empty")
 		}
 	}
+	if err := c.admit(ctx); err != nil {
+		return 0, err
+	}
 	now := s.now()
 	holds := map[string]*Hold{}
 	released := 0
@@ -373,7 +415,7 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 			}
 			holds[hid] = h
 		}
-		if h == nil || !h.owned(c) || h.KeyID != c.KeyID {
+		if h == nil || !h.owned(c) || h.KeyID != c.KeyID || !h.boundTo(c) {
 			continue
 		}
 		seat, ok := h.Seat(rid)

@@ -194,14 +194,31 @@ type Order struct {
 	Version int64 `json:"-"`
 }
 
-// ClientCap bounds what one client (network) of a publishable key may keep in
-// pending orders for one event: orders are counted in one counter item, taken in
-// the order's creation transaction (conditional on the limits) and given back in
-// the transaction that pays, cancels or expires the order.
+// ClientCap bounds what one client (network) of a publishable key may keep
+// unpaid for one event: at most MaxOrders pending orders, and at most MaxUnits
+// units in its pending orders and live seat holds together. Both are counted
+// in one counter item per client and event: an order's units are taken in its
+// creation transaction (conditional on the limits) and given back in the
+// transaction that pays, cancels or expires it; a hold's seats are taken in
+// the hold's transaction, given back seat by seat as they are released,
+// moved to the order that uses them (Holds: counted once), and the rest given
+// back once the hold has expired (ClientLimits.ReleaseOverdueHolds).
 type ClientCap struct {
 	Key       string `json:"key"` // organizer#environment#client network#event
 	MaxOrders int    `json:"max_orders"`
 	MaxUnits  int    `json:"max_units"`
+	// Holds (orders): the seats of each hold of this counter the order uses,
+	// which move from the hold's count to the order's.
+	Holds map[string]int `json:"holds,omitempty"`
+}
+
+// NewUnits is how many units an order adds to its client's count: its
+// quantity less the held seats it uses from the same count.
+func (c *ClientCap) NewUnits(quantity int) int {
+	for _, n := range c.Holds {
+		quantity -= n
+	}
+	return quantity
 }
 
 // IsPaid is the contract's is_paid: true only while the order is paid. A

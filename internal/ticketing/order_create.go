@@ -28,6 +28,9 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 	if err != nil {
 		return nil, err
 	}
+	if err := c.admit(ctx); err != nil {
+		return nil, err
+	}
 	if req.PromoCode != nil {
 		if err := s.admitPromoTry(ctx, c); err != nil {
 			return nil, err
@@ -141,10 +144,25 @@ func (s *Sales) orderOf(c Caller, a *orderAttempt, p *Priced) *Order {
 		KeyID: c.KeyID, IdempotencyKey: a.rec.Key, CreatedAt: a.now, ExpiresAt: a.now.Add(s.orderTTL(c.Environment)),
 	}
 	if c.Publishable {
-		o.ClientCap = &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + o.EventID,
-			MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
+		o.ClientCap = s.clientCapOf(c, o.EventID)
+		for _, l := range o.Lines {
+			// A seat of the client's own hold on this event is counted
+			// already: it moves to the order.
+			if h := holdOf(p.holds, l.ReservationID); h != nil && h.ClientCap != nil && h.ClientCap.Key == o.ClientCap.Key {
+				if o.ClientCap.Holds == nil {
+					o.ClientCap.Holds = map[string]int{}
+				}
+				o.ClientCap.Holds[h.ID]++
+			}
+		}
 	}
 	return o
+}
+
+// clientCapOf is the per-event count of a publishable key's client.
+func (s *Sales) clientCapOf(c Caller, eventID string) *ClientCap {
+	return &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + eventID,
+		MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
 }
 
 // writeOrder writes the order and takes its stock (with the key's record when
@@ -158,8 +176,8 @@ func (s *Sales) writeOrder(ctx context.Context, c Caller, a *orderAttempt, o *Or
 		return s.Store.CreateOrder(ctx, o, e, a.now)
 	}
 	err := write()
-	if errors.Is(err, ErrClientCap) && s.expireClientOverdue(ctx, o.ClientCap.Key, a.now) {
-		err = write() // once: the client's overdue orders gave their places back
+	if errors.Is(err, ErrClientCap) && s.freeClientOverdue(ctx, o.ClientCap.Key, a.now) {
+		err = write() // once: the client's overdue orders and expired holds gave their places back
 	}
 	return err
 }
@@ -186,15 +204,19 @@ func (s *Sales) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o *
 	return nil, err
 }
 
-// expireClientOverdue expires the client's counted orders that are overdue but
-// whose expiry timer has not run yet (each once, whoever gets there first), so
-// that a client at its cap gets its places back on time; it reports whether any
-// was found.
-func (s *Sales) expireClientOverdue(ctx context.Context, key string, now time.Time) bool {
+// freeClientOverdue expires the client's counted orders that are overdue but
+// whose expiry timer has not run yet, and gives back the seats of its expired
+// holds (each once, whoever gets there first), so that a client at its cap
+// gets its places back on time; it reports whether any was found.
+func (s *Sales) freeClientOverdue(ctx context.Context, key string, now time.Time) bool {
+	holds, err := s.Store.ReleaseOverdueHolds(ctx, key, now)
+	if err != nil {
+		slog.WarnContext(ctx, "give back client's expired holds", "error", err)
+	}
 	ids, err := s.Store.ClientCapOverdue(ctx, key, now)
 	if err != nil {
 		slog.WarnContext(ctx, "read client's overdue orders", "error", err)
-		return false
+		return holds > 0
 	}
 	for _, id := range ids {
 		o, err := s.Store.GetOrder(ctx, id)
@@ -208,15 +230,17 @@ func (s *Sales) expireClientOverdue(ctx context.Context, key string, now time.Ti
 			slog.WarnContext(ctx, "expire client's overdue order", "order_id", id, "error", err)
 		}
 	}
-	return len(ids) > 0
+	return holds > 0 || len(ids) > 0
 }
 
-// clientCapError is the 429 of a publishable-key order over its client's cap.
-// Pending orders end within the order lifetime; a minute is a fair first wait.
+// clientCapError is the 429 of a publishable-key order or hold over its
+// client's cap. Pending orders and holds end within their lifetime; a minute
+// is a fair first wait.
 func (s *Sales) clientCapError(c *ClientCap) error {
 	return &Error{Code: CodeRateLimited, RetryAfter: time.Minute,
-		Message: fmt.Sprintf("this IP address already has the most unpaid orders a storefront may keep for this event "+
-			"(at most %d pending orders and %d tickets); pay or cancel them, or wait until they expire", c.MaxOrders, c.MaxUnits)}
+		Message: fmt.Sprintf("this IP address already keeps the most a storefront may keep unpaid for this event "+
+			"(at most %d pending orders, and %d tickets in pending orders and held seats together); pay or cancel them, release held seats, or wait until they expire",
+			c.MaxOrders, c.MaxUnits)}
 }
 
 // CurrencyOf is the event's currency (RUB when the catalog leaves it empty).

@@ -114,6 +114,10 @@ type ClientLimits interface {
 	// ClientCapOverdue lists the orders counted in a client's pending-order
 	// counter (ClientCap.Key) whose expiry is at or before now.
 	ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error)
+	// ReleaseOverdueHolds gives back to a client's counter (ClientCap.Key)
+	// the seats still counted for each of its holds whose expiry is at or
+	// before now, each hold once (conditional); it returns how many holds.
+	ReleaseOverdueHolds(ctx context.Context, key string, now time.Time) (int, error)
 }
 
 // HoldStore keeps seat holds and the seats they hold.
@@ -121,11 +125,16 @@ type HoldStore interface {
 	// CreateHold takes every seat (free, or held/reserved past its expiry) and
 	// writes the hold, its idempotency record (optional; one whose LeaseUntil
 	// has passed is replaced) and the per-IP update (optional, conditional on
-	// its Version) in one transaction. A taken seat is a *StockError, a live
-	// idempotency record ErrIdempotencyTaken, a moved per-IP record ErrIPRace.
+	// its Version) and, for h.ClientCap, the seats taken on the client's
+	// counter (conditional on its MaxUnits) in one transaction. A taken seat
+	// is a *StockError, a live idempotency record ErrIdempotencyTaken, a moved
+	// per-IP record ErrIPRace, a full client counter ErrClientCap.
 	CreateHold(ctx context.Context, h *Hold, idem *Idempotency, ip *HoldIPUpdate, now time.Time) error
 	GetHold(ctx context.Context, id string) (*Hold, error) // not_found when absent
-	// ReleaseSeat frees one held seat if it is still held by this reservation and live.
+	// ReleaseSeat frees one held seat if it is still held by this reservation
+	// and live, and then gives it back to h.ClientCap's counter (when the
+	// hold is still counted there; should that write be lost, the seat stays
+	// counted until ReleaseOverdueHolds, never the other way round).
 	ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error)
 }
 
@@ -136,7 +145,8 @@ type HoldStore interface {
 type OrderStore interface {
 	// CreateOrder writes a new pending order and takes its stock in one
 	// transaction: tier counters, seats, the promo counter, the client's pending
-	// counter (o.ClientCap: ErrClientCap when at its limits). A seat line with a
+	// counter (o.ClientCap: ErrClientCap when at its limits; the seats of
+	// ClientCap.Holds move from their hold's count). A seat line with a
 	// reservation takes the seat only while that reservation holds it, live
 	// (not released, used or expired); one without, only a free seat. A line
 	// without stock is a *StockError. ConfirmOrder and CancelOrder give the

@@ -250,8 +250,10 @@ func holdOf(holds []*Hold, rid string) *Hold {
 	return nil
 }
 
-// reservationHolds loads the holds of the reservations; another tenant's or an
-// unknown reservation is 404 with its index.
+// reservationHolds loads the holds of the reservations; another tenant's, one
+// made with a publishable key from another key or client network (boundTo),
+// or an unknown reservation is 404 with its index: the same answer, so that a
+// reservation id seen elsewhere tells nothing.
 func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) ([]*Hold, error) {
 	var holds []*Hold
 	for i, rid := range rids {
@@ -272,7 +274,7 @@ func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) (
 			} else if err != nil {
 				return nil, err
 			}
-			if !h.owned(c) {
+			if !h.owned(c) || !h.boundTo(c) {
 				return nil, notFound()
 			}
 			holds = append(holds, h)
@@ -337,6 +339,9 @@ func (s *Sales) Preview(ctx context.Context, c Caller, req OrderRequest) (*Price
 		}
 	}
 	if err := validateSelection(&req); err != nil {
+		return nil, err
+	}
+	if err := c.admit(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.admitPromoTry(ctx, c); err != nil {

@@ -80,6 +80,18 @@ type Caller struct {
 	KeyID       string
 	Publishable bool
 	IP          string // the client's network (ClientNetwork of the IP API Gateway saw)
+	// Admit, when set, is called once the request passed validation and
+	// before any store work; its error ends the request (the API charges a
+	// publishable key's ceiling there, so invalid requests spend none of it).
+	Admit func(ctx context.Context) error
+}
+
+// admit runs c.Admit (see Caller).
+func (c Caller) admit(ctx context.Context) error {
+	if c.Admit == nil {
+		return nil
+	}
+	return c.Admit(ctx)
 }
 
 // ClientNetwork is what per-client limits count: an IPv4 address, or the /64 of

@@ -54,6 +54,7 @@ func RunSalesStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"TicketNumbersAreUniquePerEnvironment", testTicketNumbers},
 		{"PromoCodeUsesAreCounted", testPromoUses},
 		{"ClientCapLimitsPendingOrders", testClientCap},
+		{"ClientCapCountsHeldSeatsOnce", testClientCapHolds},
 		{"DueTimersFollowTheOrder", testDueTimers},
 		{"ConfirmOverdueWhenTheAcquirerConfirmed", testConfirmOverdue},
 		{"ConfirmOverdueOnlyWhileTheSeatsAreTheOrders", testConfirmOverdueSeats},

@@ -326,3 +326,56 @@ func testListOrders(t *testing.T, f *fixture) {
 		t.Fatalf("walk one by one: %v, want %v", got, want)
 	}
 }
+
+// testClientCapHolds: a hold's seats count on its client's counter with the
+// pending orders' units, move to the order that uses them (once), and come
+// back when released and once the hold has expired (each hold once).
+func testClientCapHolds(t *testing.T, f *fixture) {
+	e := f.event(t)
+	key := "org_conf#test#192.0.2.8#evt_conf"
+	capOf := func() *ticketing.ClientCap { return &ticketing.ClientCap{Key: key, MaxOrders: 5, MaxUnits: 4} }
+	h := f.hold("seat_1", "seat_2", "seat_3")
+	h.ClientCap = capOf()
+	must(t, "hold three", f.st.CreateHold(f.ctx, h, nil, nil, f.now))
+	over := f.hold("seat_4", "seat_5")
+	over.ClientCap = capOf()
+	wantIs(t, "a hold past the units", f.st.CreateHold(f.ctx, over, nil, nil, f.now), ticketing.ErrClientCap)
+	ga := func(qty int) *ticketing.Order {
+		o := f.gaOrder(qty)
+		o.ClientCap = capOf()
+		return o
+	}
+	wantIs(t, "an order past the units", f.st.CreateOrder(f.ctx, ga(2), e, f.now), ticketing.ErrClientCap)
+	// Ordering two of the held seats moves them: still 3.
+	seated := f.seatOrder(h)
+	seated.Lines = seated.Lines[:2]
+	seated.Quantity = 2
+	seated.ClientCap = capOf()
+	seated.ClientCap.Holds = map[string]int{h.ID: 2}
+	must(t, "order two held seats", f.st.CreateOrder(f.ctx, seated, e, f.now))
+	must(t, "one more unit", f.st.CreateOrder(f.ctx, ga(1), e, f.now)) // 4
+	wantIs(t, "full", f.st.CreateOrder(f.ctx, ga(1), e, f.now), ticketing.ErrClientCap)
+	if ok, err := f.st.ReleaseSeat(f.ctx, h, h.Seats[2], f.now); !ok || err != nil {
+		t.Fatalf("release the third seat: %v %v", ok, err)
+	}
+	must(t, "the released seat's unit", f.st.CreateOrder(f.ctx, ga(1), e, f.now)) // 4
+	if n, err := f.st.ReleaseOverdueHolds(f.ctx, key, f.now); n != 0 || err != nil {
+		t.Fatalf("live hold given back: %d %v", n, err)
+	}
+	h2 := f.hold("seat_4")
+	h2.ClientCap = capOf()
+	wantIs(t, "still full", f.st.CreateHold(f.ctx, h2, nil, nil, f.now), ticketing.ErrClientCap)
+	must(t, "cancel an order", f.st.CancelOrder(f.ctx, seated, f.outboxEvent(ticketing.EventOrderCancelled, seated), f.now, false))
+	must(t, "a hold in its place", f.st.CreateHold(f.ctx, h2, nil, nil, f.now)) // 2 + 1
+	later := h2.ExpiresAt
+	for i, want := range []int{2, 0} { // h (nothing left counted) and h2; then none
+		if n, err := f.st.ReleaseOverdueHolds(f.ctx, key, later); n != want || err != nil {
+			t.Fatalf("expired holds given back (call %d): %d %v, want %d", i, n, err, want)
+		}
+	}
+	h3 := f.hold("seat_5")
+	h3.ClientCap = capOf()
+	h3.ExpiresAt = later.Add(15 * time.Minute)
+	must(t, "a hold after the expiry", f.st.CreateHold(f.ctx, h3, nil, nil, later))                 // 2 + 1
+	wantIs(t, "but not two more", f.st.CreateOrder(f.ctx, ga(2), e, later), ticketing.ErrClientCap) // the two pending orders still count
+}
