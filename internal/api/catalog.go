@@ -89,13 +89,12 @@ func (c *healthCache) probe(ctx context.Context, db HealthChecker, now time.Time
 }
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
-	doc, err := ServedOpenAPIJSON(r)
+	doc, err := ServedOpenAPIJSON(s.PublicURL)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	w.Header().Set("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(doc)
 	return nil

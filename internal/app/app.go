@@ -182,7 +182,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 		c = clock.System{}
 	}
 	return &api.Server{
-		Keys: st, Health: st, Clock: c,
+		Keys: st, Health: st, Clock: c, PublicURL: cfg.Payments.PublicURL,
 		Catalog: &ticketing.Catalog{Store: st, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,

@@ -113,7 +113,7 @@ var Vars = []Var{
 	{"TIX_PREVIEW_IP_RATE", "30", "order previews, and orders with a promo code, per client IP (IPv6: per /64) per minute with a publishable key"},
 	{"TIX_TBANK_API_URL", "https://securepay.tinkoff.ru", "T-Bank Internet Acquiring API base URL, without /v2 (the local stack sets its simulator, http://127.0.0.1:8089)"},
 	{"TIX_TBANK_TIMEOUT", "10s", "timeout of one call to T-Bank; a live order whose call times out answers 502 and its retry finds the payment started"},
-	{"TIX_PUBLIC_URL", "", "the API's public base URL (https://host, without /v1): the bank posts payment notifications to <it>/v1/payment-notifications/tbank (the stack sets the API's URL; empty refuses live orders)"},
+	{"TIX_PUBLIC_URL", "", "the API's public base URL (https://host, without /v1): the bank posts payment notifications to <it>/v1/payment-notifications/tbank and /v1/openapi.json names <it>/v1 as its server (the stack sets the API's URL; empty refuses live orders)"},
 	{"TIX_PAYMENT_CHECK_GRACE", "15m", "a cancelled live order's payment is asked for again this long after it was cancelled (reconciliation)"},
 	{"TIX_REFUND_CHECK_INTERVAL", "10m", "how often reconciliation asks the bank how a live refund is going, until it is settled"},
 	{"TIX_PAYMENT_ACCOUNT_CACHE_TTL", "1m", "how long a process reuses an organizer's terminal settings it read (a reconnected terminal takes effect within it)"},
