@@ -82,6 +82,8 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	sales.Payments = pays.Provider
 	srv := NewServer(cfg, st, c)
 	srv.Sales, srv.Webhooks = sales, wh
+	// What this process sells, cancels or refunds drops its cached views.
+	sales.Store = srv.Catalog.Cache.Watch(sales.Store)
 	notes := pays.Notifications()
 	srv.PaymentNotification = func(ctx context.Context, body []byte) error {
 		u, err := notes.Parse(ctx, body)

@@ -101,7 +101,7 @@ var Vars = []Var{
 	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read: a revocation or budget change takes effect within it; 0s reads the key on every request"},
 	{"TIX_KEY_MISS_TTL", "1m", "how long a process remembers that no key has a presented secret (unknown keys then cost nothing); 0s disables"},
 	{"TIX_HEALTH_CACHE_TTL", "5s", "how long GET /health reuses its DynamoDB probe; 0s probes on every call"},
-	{"TIX_CATALOG_CACHE_TTL", "1s", "how long a process reuses an event's detail, tiers and availability it read (holds and orders always check the table); 0s reads them on every request"},
+	{"TIX_CATALOG_CACHE_TTL", "1s", "how long a process reuses an event's detail, tiers and availability it read for publishable keys (secret keys, holds and orders always read the table; the process's own sales drop the views at once); 0s reads them on every request"},
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
 	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
