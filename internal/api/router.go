@@ -163,7 +163,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
 		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
 		{method: "GET", pattern: "/docs", group: GroupCatalog, public: true, handle: s.docs},
-		{method: "GET", pattern: "/docs/{asset}", group: GroupCatalog, public: true, handle: s.docsAsset},
+		// v: the renderer's version, which the page puts in the script's URL (docsPage).
+		{method: "GET", pattern: "/docs/{asset}", group: GroupCatalog, public: true, query: []string{"v"}, handle: s.docsAsset},
 		{method: "GET", pattern: "/ping", group: GroupCatalog, handle: s.ping},
 		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead,
 			query: []string{"limit", "cursor", "q", "city", "scene_id", "starts_after", "starts_before", "scope", "sort", "order"}, handle: s.listEvents},
