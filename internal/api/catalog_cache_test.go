@@ -52,18 +52,21 @@ func withViewCache(h *harness, ttl time.Duration) {
 	h.srv.Catalog.Cache = ticketing.NewReadCache(h.clk, ttl)
 }
 
-// A second read of an event's availability, detail or tiers within the TTL
-// does not touch the table; one after the TTL does, and sees the new stock.
+// A publishable key's second read of an event's availability, detail or tiers
+// within the TTL does not touch the table; one after the TTL does, and sees
+// the new stock. (The sales path here does not drop views, as when another
+// function instance sells: catalog_fresh_test.go has this process's own.)
 func TestCatalogCache_SecondReadWithinTTLSkipsTheTable(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
 	withViewCache(h, time.Second)
 	sk, _ := h.key(orgA, auth.Secret)
+	pk := h.pkKey(orgA)
 	calls := countTableCalls(h)
 
 	avail := func() map[string]any {
 		t.Helper()
-		r := h.get("/v1/events/evt_concert/availability", sk)
+		r := h.get("/v1/events/evt_concert/availability", pk, fromShop())
 		wantStatus(t, r, http.StatusOK)
 		if cc := r.Header.Get("Cache-Control"); cc != "private, max-age=1" {
 			t.Errorf("Cache-Control %q, want private, max-age=1", cc)
@@ -81,7 +84,7 @@ func TestCatalogCache_SecondReadWithinTTLSkipsTheTable(t *testing.T) {
 	h.clk.Advance(999 * time.Millisecond)
 	avail()
 	for _, p := range []string{"/v1/events/evt_concert", "/v1/events/evt_concert/tiers"} {
-		wantStatus(t, h.get(p, sk), http.StatusOK)
+		wantStatus(t, h.get(p, pk, fromShop()), http.StatusOK)
 	}
 	if n := calls.take(); n != 0 {
 		t.Fatalf("availability, detail and tiers within the TTL made %d DynamoDB requests, want 0", n)
@@ -105,11 +108,11 @@ func TestCatalogCache_SecondReadWithinTTLSkipsTheTable(t *testing.T) {
 	}
 
 	// By slug is its own entry: cold once, then warm.
-	wantStatus(t, h.get("/v1/events/by-slug/evt_concert", sk), http.StatusOK)
+	wantStatus(t, h.get("/v1/events/by-slug/evt_concert", pk, fromShop()), http.StatusOK)
 	if calls.take() == 0 {
 		t.Fatal("first by-slug read made no DynamoDB request")
 	}
-	wantStatus(t, h.get("/v1/events/by-slug/evt_concert", sk), http.StatusOK)
+	wantStatus(t, h.get("/v1/events/by-slug/evt_concert", pk, fromShop()), http.StatusOK)
 	if n := calls.take(); n != 0 {
 		t.Fatalf("second by-slug read made %d DynamoDB requests", n)
 	}
@@ -127,12 +130,13 @@ func TestCatalogCache_TenantsApartAndOrdersCheckTheTable(t *testing.T) {
 	}
 	withViewCache(h, 2*time.Second)
 	skTest, _ := h.key(orgA, auth.Secret)
-	skLive, _ := h.key(orgA, auth.Secret, withEnv(ticketing.EnvLive))
-	skB, _ := h.key(orgB, auth.Secret)
+	pkTest := h.pkKey(orgA)
+	pkLive := h.pkKey(orgA, withEnv(ticketing.EnvLive))
+	pkB := h.pkKey(orgB)
 	calls := countTableCalls(h)
 	available := func(secret string) float64 {
 		t.Helper()
-		r := h.get("/v1/events/evt_small/availability", secret)
+		r := h.get("/v1/events/evt_small/availability", secret, fromShop())
 		wantStatus(t, r, http.StatusOK)
 		if cc := r.Header.Get("Cache-Control"); cc != "private, max-age=2" {
 			t.Errorf("Cache-Control %q, want private, max-age=2", cc)
@@ -140,13 +144,13 @@ func TestCatalogCache_TenantsApartAndOrdersCheckTheTable(t *testing.T) {
 		return r.json(t)["total_available"].(float64)
 	}
 
-	if got := available(skTest); got != 2 {
+	if got := available(pkTest); got != 2 {
 		t.Fatalf("test availability %v, want 2", got)
 	}
 	wantStatus(t, h.post("/v1/orders", skTest, gaOrder("evt_small_ga", 2), idem("small-1")), http.StatusCreated)
 	calls.take()
 	// The cached view still says 2 left; the order path reads the table and refuses.
-	if got := available(skTest); got != 2 {
+	if got := available(pkTest); got != 2 {
 		t.Fatalf("cached test availability %v, want the stale 2", got)
 	}
 	r := h.post("/v1/orders", skTest, gaOrder("evt_small_ga", 1), idem("small-2"))
@@ -155,17 +159,17 @@ func TestCatalogCache_TenantsApartAndOrdersCheckTheTable(t *testing.T) {
 	}
 	calls.take()
 	// Live stock is its own: another entry, read from the table.
-	if got := available(skLive); got != 2 {
+	if got := available(pkLive); got != 2 {
 		t.Fatalf("live availability %v, want 2 (nothing sold live)", got)
 	}
 	if calls.take() == 0 {
 		t.Fatal("the live key was served the test environment's cached view")
 	}
 	// Another organizer gets 404, not organizer A's cached view.
-	wantError(t, h.get("/v1/events/evt_small/availability", skB), http.StatusNotFound, "not_found", "")
-	wantError(t, h.get("/v1/events/evt_small", skB), http.StatusNotFound, "not_found", "")
+	wantError(t, h.get("/v1/events/evt_small/availability", pkB, fromShop()), http.StatusNotFound, "not_found", "")
+	wantError(t, h.get("/v1/events/evt_small", pkB, fromShop()), http.StatusNotFound, "not_found", "")
 	h.clk.Advance(2 * time.Second)
-	if got := available(skTest); got != 0 {
+	if got := available(pkTest); got != 0 {
 		t.Fatalf("test availability after the TTL %v, want 0", got)
 	}
 }
@@ -175,10 +179,10 @@ func TestCatalogCache_OffReadsEveryTime(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
 	withViewCache(h, 0)
-	sk, _ := h.key(orgA, auth.Secret)
+	pk := h.pkKey(orgA)
 	calls := countTableCalls(h)
 	for i := 0; i < 2; i++ {
-		r := h.get("/v1/events/evt_concert/availability", sk)
+		r := h.get("/v1/events/evt_concert/availability", pk, fromShop())
 		wantStatus(t, r, http.StatusOK)
 		if cc := r.Header.Get("Cache-Control"); cc != "private, no-cache" {
 			t.Errorf("Cache-Control %q, want private, no-cache", cc)

@@ -11,12 +11,15 @@ import (
 	"os"
 	"strings"
 
+	"tix/internal/jsonkeys"
 	"tix/internal/ticketing"
 )
 
 // decodeJSON reads a JSON request body into v. Malformed JSON, a field of the
-// wrong type, an unknown field and a body over the size limit are each a 400
-// invalid_request; a wrong type or unknown field names the field in param.
+// wrong type, an unknown field, a field named twice (or twice in different
+// case: encoding/json would apply the last) and a body over the size limit are
+// each a 400 invalid_request; all but malformed JSON and size name the field
+// in param.
 func decodeJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		// The media type must be application/json exactly; parameters such as
@@ -38,6 +41,10 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return ticketing.Invalid("", "request body is empty; send a JSON object")
+	}
+	var dup *jsonkeys.DuplicateError
+	if err := jsonkeys.Check(body); errors.As(err, &dup) {
+		return ticketing.Invalid(dup.Param(), "%s; send each field once, spelled as documented", dup)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

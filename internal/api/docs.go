@@ -37,6 +37,7 @@ const docsPage = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Tix API reference</title>
+<link rel="icon" href="data:,">
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>

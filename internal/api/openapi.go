@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 
@@ -35,14 +34,16 @@ func OpenAPIJSON() ([]byte, error) {
 }
 
 // relativeServer is servers[0] of the document as JSON: the relative /v1 that
-// ServedOpenAPIJSON replaces with the absolute URL of the request.
+// ServedOpenAPIJSON replaces with the configured public URL.
 const relativeServer = `"servers":[{"url":"/v1"`
 
-// ServedOpenAPIJSON is OpenAPIJSON with servers[0].url set to the absolute
-// /v1 URL the request reached: its scheme (TLS, the URL the Lambda adapter
-// builds, or X-Forwarded-Proto) and host (X-Forwarded-Host, else Host). A host
-// that is not a plain host[:port] leaves the relative /v1.
-func ServedOpenAPIJSON(r *http.Request) ([]byte, error) {
+// ServedOpenAPIJSON is OpenAPIJSON with servers[0].url set to publicURL+"/v1"
+// (publicURL: the API's configured base URL, TIX_PUBLIC_URL, without /v1).
+// Without one it stays the relative /v1, which clients resolve against the
+// URL they fetched the document from. It is never taken from the request's
+// Host or X-Forwarded-Host: anyone can send those, and a cache in front would
+// hand a forged server URL (where keys would be sent) to every later reader.
+func ServedOpenAPIJSON(publicURL string) ([]byte, error) {
 	doc, err := OpenAPIJSON()
 	if err != nil {
 		return nil, err
@@ -50,29 +51,11 @@ func ServedOpenAPIJSON(r *http.Request) ([]byte, error) {
 	if !bytes.Contains(doc, []byte(relativeServer)) {
 		return nil, fmt.Errorf("openapi document: servers[0].url is not /v1")
 	}
-	base := requestBaseURL(r)
-	if base == "" {
+	if publicURL == "" {
 		return doc, nil
 	}
-	url, _ := json.Marshal(base + "/v1")
+	url, _ := json.Marshal(strings.TrimRight(publicURL, "/") + "/v1")
 	return bytes.Replace(doc, []byte(relativeServer), []byte(`"servers":[{"url":`+string(url)), 1), nil
-}
-
-// requestBaseURL is scheme://host of r, or "" when the host is not usable.
-func requestBaseURL(r *http.Request) string {
-	host := r.Host
-	if fh := strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-Host"), ",")[0]); fh != "" {
-		host = fh
-	}
-	if host == "" || len(host) > 255 || strings.Trim(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") != "" {
-		return ""
-	}
-	scheme := "http"
-	proto := strings.ToLower(strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-Proto"), ",")[0]))
-	if r.TLS != nil || r.URL.Scheme == "https" || proto == "https" {
-		scheme = "https"
-	}
-	return scheme + "://" + host
 }
 
 // yamlToJSON converts one YAML document to compact JSON. Mapping keys become

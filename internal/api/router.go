@@ -110,6 +110,9 @@ type Server struct {
 	Webhooks *webhook.Service
 	Clock    clock.Clock
 	Limits   Limits
+	// PublicURL is the API's public base URL without /v1 (TIX_PUBLIC_URL):
+	// servers[0].url of GET /v1/openapi.json ("": the relative /v1).
+	PublicURL string
 	// Docs renders the API reference at /v1/docs (the catalog group); nil
 	// answers 404 there.
 	Docs *Docs
@@ -177,7 +180,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
 		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
 		{method: "GET", pattern: "/docs", group: GroupCatalog, public: true, handle: s.docs},
-		{method: "GET", pattern: "/docs/{asset}", group: GroupCatalog, public: true, handle: s.docsAsset},
+		// v: the renderer's version, which the page puts in the script's URL (docsPage).
+		{method: "GET", pattern: "/docs/{asset}", group: GroupCatalog, public: true, query: []string{"v"}, handle: s.docsAsset},
 		{method: "GET", pattern: "/ping", group: GroupCatalog, handle: s.ping},
 		{method: "GET", pattern: "/events", group: GroupCatalog, scope: auth.ScopeEventsRead,
 			query: []string{"limit", "cursor", "q", "city", "scene_id", "starts_after", "starts_before", "scope", "sort", "order"}, handle: s.listEvents},
@@ -322,7 +326,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, ticketing.Errorf(ticketing.CodeInternal, "panic"))
 		}
 	}()
-	if !isHealth && cors(w, r) {
+	if !isHealth && rt.cors(w, r, path) {
 		return
 	}
 
@@ -412,24 +416,50 @@ func matchPath(segments []string, path string) (map[string]string, bool) {
 }
 
 // cors answers preflight requests and marks responses readable by the calling
-// page. Origin binding is enforced per key on the real request (publishable keys
-// only work from their allowed origins), so reflecting the origin here exposes
-// nothing: no cookies are used and no credentials mode is allowed.
-func cors(w http.ResponseWriter, r *http.Request) bool {
+// page, for the routes a browser may call: those that take a publishable key,
+// a poll token or no key. Routes only secret keys may call (skOnly) and
+// unknown ones get no CORS headers, so no page can read their answers, nor
+// send a preflighted request to them. Origin binding is enforced per key on
+// the real request (publishable keys only work from their allowed origins), so
+// reflecting the origin elsewhere exposes nothing: no cookies are used and no
+// credentials mode is allowed.
+func (rt *router) cors(w http.ResponseWriter, r *http.Request, path string) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return false
+	}
+	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+	method := r.Method
+	if preflight {
+		method = r.Header.Get("Access-Control-Request-Method")
+	}
+	if !rt.browserMayCall(path, method) {
+		if preflight {
+			w.WriteHeader(http.StatusNoContent)
+		}
+		return preflight
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
 	h.Set("Access-Control-Expose-Headers", "Tix-Request-Id, Tix-Version, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+	if preflight {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Tix-Poll-Token")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return true
+	}
+	return false
+}
+
+// browserMayCall reports whether the route the router would pick for method
+// and path exists and is not for secret keys only.
+func (rt *router) browserMayCall(path, method string) bool {
+	for _, rte := range rt.routes {
+		if _, ok := matchPath(rte.segments, path); ok && (rte.method == method || (method == http.MethodHead && rte.method == http.MethodGet)) {
+			return !rte.skOnly
+		}
 	}
 	return false
 }

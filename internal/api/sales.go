@@ -473,6 +473,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	for _, o := range page.Orders {
 		out.Data = append(out.Data, renderOrder(o, pii))
 	}
+	w.Header().Set("Cache-Control", "no-store") // buyers' names, emails and phones
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

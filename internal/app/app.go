@@ -82,6 +82,8 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	sales.Payments = pays.Provider
 	srv := NewServer(cfg, st, c)
 	srv.Sales, srv.Webhooks = sales, wh
+	// What this process sells, cancels or refunds drops its cached views.
+	sales.Store = srv.Catalog.Cache.Watch(sales.Store)
 	notes := pays.Notifications()
 	srv.PaymentNotification = func(ctx context.Context, body []byte) error {
 		u, err := notes.Parse(ctx, body)
@@ -185,7 +187,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 		c = clock.System{}
 	}
 	return &api.Server{
-		Keys: st, Health: st, Clock: c,
+		Keys: st, Health: st, Clock: c, PublicURL: cfg.Payments.PublicURL,
 		Catalog: &ticketing.Catalog{Store: st, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,

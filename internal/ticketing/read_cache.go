@@ -17,6 +17,11 @@ import (
 // checks are conditional writes on the table, so a stale view can make a buyer
 // try for a ticket that is gone (and be refused), never sell one twice.
 //
+// Freshness: the API reads through it for publishable keys only (secret-key
+// reads go to the table: an integrator's server sees its own sales at once),
+// and a process that moves an event's stock (Watch) drops that event's views,
+// so only what other processes sold can be up to the TTL late.
+//
 // A nil *ReadCache caches nothing.
 type ReadCache struct {
 	clock clock.Clock
@@ -25,6 +30,17 @@ type ReadCache struct {
 
 	mu      sync.Mutex
 	entries map[viewKey]*cacheEntry
+	// seq counts stock changes; changed is the seq of each event's latest
+	// (Invalidate). An entry whose load began before its event's latest
+	// change is stale.
+	seq     uint64
+	changed map[eventRef]uint64
+}
+
+// eventRef is one event of one tenant.
+type eventRef struct {
+	tenant  Tenant
+	eventID string
 }
 
 // viewKey selects one view: by "id" or "slug", name, for a tenant and occurrence.
@@ -38,6 +54,7 @@ type cacheEntry struct {
 	until time.Time
 	ready chan struct{} // closed once view (or a failure) is known
 	err   error
+	seq   uint64 // ReadCache.seq when the load began
 }
 
 // DefaultReadCacheEntries bounds how many views one process keeps.
@@ -49,7 +66,31 @@ func NewReadCache(c clock.Clock, ttl time.Duration) *ReadCache {
 	if ttl <= 0 {
 		return nil
 	}
-	return &ReadCache{clock: c, ttl: ttl, max: DefaultReadCacheEntries, entries: map[viewKey]*cacheEntry{}}
+	return &ReadCache{clock: c, ttl: ttl, max: DefaultReadCacheEntries, entries: map[viewKey]*cacheEntry{},
+		changed: map[eventRef]uint64{}}
+}
+
+// Invalidate drops every view of the tenant's event (every occurrence, by id
+// and by slug), including one being loaded now: this process changed the
+// event's stock. Safe on a nil cache.
+func (rc *ReadCache) Invalidate(t Tenant, eventID string) {
+	if rc == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.seq++
+	if len(rc.changed) >= rc.max {
+		// Bounded: forgetting the changes means forgetting every view.
+		clear(rc.entries)
+		clear(rc.changed)
+	}
+	rc.changed[eventRef{tenant: t, eventID: eventID}] = rc.seq
+}
+
+// stale reports whether e's event changed after e's load began (rc.mu held).
+func (rc *ReadCache) stale(key viewKey, e *cacheEntry) bool {
+	return e.view != nil && e.view.Event != nil && rc.changed[eventRef{tenant: key.tenant, eventID: e.view.Event.ID}] > e.seq
 }
 
 // TTL is how long an entry is reused (0 for a nil cache).
@@ -83,10 +124,11 @@ func (rc *ReadCache) get(ctx context.Context, key viewKey, load func() (*EventVi
 		if e.err != nil {
 			return load()
 		}
-		if now.Before(e.until) {
+		rc.mu.Lock()
+		if now.Before(e.until) && !rc.stale(key, e) {
+			rc.mu.Unlock()
 			return e.view, nil
 		}
-		rc.mu.Lock()
 		if rc.entries[key] == e {
 			delete(rc.entries, key)
 		}
@@ -97,7 +139,7 @@ func (rc *ReadCache) get(ctx context.Context, key viewKey, load func() (*EventVi
 // fill loads key's view (rc.mu held on entry, released here) and keeps it for
 // the TTL; a failure is returned and not kept.
 func (rc *ReadCache) fill(key viewKey, now time.Time, load func() (*EventView, error)) (*EventView, error) {
-	e := &cacheEntry{ready: make(chan struct{})}
+	e := &cacheEntry{ready: make(chan struct{}), seq: rc.seq}
 	if rc.room(now) {
 		rc.entries[key] = e
 	}

@@ -75,3 +75,57 @@ func TestReadCache_LoadsOncePerTTLAndKeepsNoFailure(t *testing.T) {
 		t.Fatalf("nil cache: %d loads in all, want 6", n)
 	}
 }
+
+// Invalidate drops a tenant's event views by id, by slug and per occurrence,
+// a view loading while the stock changed included, and nobody else's.
+func TestReadCache_InvalidateDropsTheEventsViewsOnly(t *testing.T) {
+	clk := clock.NewFixed(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	rc := NewReadCache(clk, time.Hour)
+	a := Tenant{OrganizerID: "org_a", Environment: EnvTest}
+	live := Tenant{OrganizerID: "org_a", Environment: EnvLive}
+	loads := map[viewKey]int{}
+	read := func(k viewKey, during func()) {
+		t.Helper()
+		if _, err := rc.get(context.Background(), k, func() (*EventView, error) {
+			loads[k]++
+			if during != nil {
+				during()
+			}
+			id := k.name
+			if k.by == "slug" {
+				id = "evt_1"
+			}
+			return &EventView{Event: &Event{ID: id}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byID, bySlug := viewKey{by: "id", name: "evt_1", tenant: a}, viewKey{by: "slug", name: "rock-night", tenant: a}
+	occ := viewKey{by: "id", name: "evt_1", tenant: a, occurrence: "occ_1"}
+	liveID, other := viewKey{by: "id", name: "evt_1", tenant: live}, viewKey{by: "id", name: "evt_2", tenant: a}
+	all := []viewKey{byID, bySlug, occ, liveID, other}
+	for range 2 {
+		for _, k := range all {
+			read(k, nil)
+		}
+	}
+	rc.Invalidate(a, "evt_1")
+	for _, k := range all {
+		read(k, nil)
+	}
+	for k, want := range map[viewKey]int{byID: 2, bySlug: 2, occ: 2, liveID: 1, other: 1} {
+		if loads[k] != want {
+			t.Errorf("%+v loaded %d times, want %d", k, loads[k], want)
+		}
+	}
+	// A sale committed while a view loads: that view is not served again.
+	read(other, func() { rc.Invalidate(a, "evt_2") }) // cached: no load, no invalidation
+	rc.Invalidate(a, "evt_2")
+	read(other, func() { rc.Invalidate(a, "evt_2") })
+	read(other, nil)
+	if loads[other] != 3 { // the first, after the change, after the change during the load
+		t.Errorf("a view loaded across a stock change was served again: %d loads, want 3", loads[other])
+	}
+	var nilCache *ReadCache
+	nilCache.Invalidate(a, "evt_1") // no panic
+}

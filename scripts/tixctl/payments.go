@@ -131,6 +131,9 @@ func (a *app) readPassword(f connectFlags) (string, error) {
 			return "", fmt.Errorf("read the terminal password: %w", err)
 		}
 		defer file.Close()
+		if err := privateFile(file); err != nil {
+			return "", err
+		}
 		r, from = file, f.passwordFile
 	}
 	b, err := io.ReadAll(io.LimitReader(r, maxPassword+1))
@@ -145,6 +148,20 @@ func (a *app) readPassword(f connectFlags) (string, error) {
 		return "", usagef("the terminal password read from %s is longer than %d bytes", from, maxPassword)
 	}
 	return pw, nil
+}
+
+// privateFile refuses a password file that its group or others may read or
+// write, as ssh does for a private key: the terminal password moves money.
+func privateFile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read the terminal password: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return usagef("%s has mode %04o: its group or others can read or change the terminal password; run `chmod 600 %s` and try again",
+			f.Name(), perm, f.Name())
+	}
+	return nil
 }
 
 func organizersConnectTBank(ctx context.Context, a *app, args []string) error {

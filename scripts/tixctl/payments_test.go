@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -133,6 +135,40 @@ func TestConnectTBank_RefusedCredentialsStoreNothing(t *testing.T) {
 		"--password-file", writeFile(t, "pw", "right-password"), "--api-url", bank, "--taxation", "osn", "--vat", "none")
 	if e.Error.Code != "not_found" {
 		t.Errorf("unknown organizer: %+v", e)
+	}
+}
+
+// A password file its group or others can read is refused before the bank is
+// asked or anything is stored, saying its mode and the chmod that fixes it.
+func TestConnectTBank_RefusesAPasswordFileOthersCanRead(t *testing.T) {
+	t.Parallel()
+	c, st := newCLI(t)
+	bank := bankSim(t, "OrgTestDEMO", "right-password")
+	c.json(0, &ticketing.Organizer{}, "organizers", "create", "--name", "Pay Org", "--id", "org_perm")
+	pwFile := writeFile(t, "pw", "right-password")
+	connect := func() (int, string, string) {
+		return c.runIn("", "organizers", "connect-tbank", "--id", "org_perm", "--terminal-key", "OrgTestDEMO",
+			"--password-file", pwFile, "--api-url", bank, "--taxation", "osn", "--vat", "none")
+	}
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o660} {
+		if err := os.Chmod(pwFile, mode); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := connect()
+		want := fmt.Sprintf("has mode %04o", mode)
+		if code != 2 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "chmod 600 "+pwFile) {
+			t.Errorf("mode %04o: exit %d, stderr %q: want 2, %q and chmod 600 %s", mode, code, errOut, want, pwFile)
+		}
+		if strings.Contains(out+errOut, "right-password") {
+			t.Errorf("mode %04o: the output shows the password", mode)
+		}
+		noAccount(t, st, "org_perm")
+	}
+	if err := os.Chmod(pwFile, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := connect(); code != 0 {
+		t.Fatalf("mode 0400: exit %d\n%s%s", code, out, errOut)
 	}
 }
 
