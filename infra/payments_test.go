@@ -159,7 +159,8 @@ func TestGatewaySendsEveryRouteToItsGroup(t *testing.T) {
 // TestAcquirerEnvironment: the functions that call T-Bank (orders: live
 // orders and refunds, and the notifications; timers: expiry, reconciliation)
 // get the bank's URL and the public URL the bank posts to; dev's is built from
-// the API's id, region and URL suffix, prod's from context publicUrl.
+// the API's id, region and URL suffix, prod's from context publicUrl. The
+// catalog, which serves openapi.json, gets the public URL as well.
 func TestAcquirerEnvironment(t *testing.T) {
 	acquirers := map[string]bool{}
 	for _, f := range Functions {
@@ -182,8 +183,11 @@ func TestAcquirerEnvironment(t *testing.T) {
 		all := templates[stage]["Resources"].(map[string]any)
 		for name, id := range functionIDs(t, stage) {
 			vars := props(all[id].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
+			if name == "catalog" && !reflect.DeepEqual(vars["TIX_PUBLIC_URL"], wantPublic) {
+				t.Errorf("%s catalog (serves openapi.json): TIX_PUBLIC_URL %v, want %v", stage, flat(vars["TIX_PUBLIC_URL"]), flat(wantPublic))
+			}
 			if !acquirers[name] {
-				if vars["TIX_PUBLIC_URL"] != nil || vars["TIX_TBANK_API_URL"] != nil {
+				if (name != "catalog" && vars["TIX_PUBLIC_URL"] != nil) || vars["TIX_TBANK_API_URL"] != nil {
 					t.Errorf("%s %s: calls no acquirer but has TIX_PUBLIC_URL %v, TIX_TBANK_API_URL %v", stage, name, vars["TIX_PUBLIC_URL"], vars["TIX_TBANK_API_URL"])
 				}
 				continue

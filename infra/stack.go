@@ -79,6 +79,9 @@ type Function struct {
 	// function gets the email environment (they all read email statuses or
 	// write jobs); only the queue consumer of email jobs sends.
 	Mails bool
+	// Documents: the function serves /v1/openapi.json, whose servers URL is
+	// TIX_PUBLIC_URL (never a request's Host), so it gets TIX_PUBLIC_URL too.
+	Documents bool
 }
 
 // Functions are the six Lambdas, with the memory and timeout each gets.
@@ -88,7 +91,7 @@ var Functions = []Function{
 	// it comfortably. 10 s is far above any request and well under API
 	// Gateway's own 30 s integration limit, so a stuck call is cut by us, with
 	// our logs, not by the gateway.
-	{Name: "catalog", Memory: 512, Timeout: 10 * time.Second},
+	{Name: "catalog", Memory: 512, Timeout: 10 * time.Second, Documents: true},
 	// The other HTTP groups handle small JSON bodies (a QR PNG for orders is a
 	// few KB): 256 MB, the same 10 s. Creating holds, orders and webhook changes
 	// schedule timers (expiry, settlement) and queue webhook fan-outs.
