@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsses"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -20,26 +21,36 @@ import (
 	"tix/internal/store"
 )
 
+// alarmFunc makes an alarm: metric above threshold in periods periods in a
+// row, publishing to the alarm topic.
+type alarmFunc func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64, periods int)
+
 // newAlarms makes the alarm topic (email subscribed when set) and the alarms
-// of the API, the functions, the table and the dead-letter queues.
+// of the API, the functions, the table and the dead-letter queues; with
+// pressureAlarms, those of transaction conflicts, SES reputation (configSet:
+// nil with email off) and provisioned-concurrency spillover.
 func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapigatewayv2.HttpStage,
-	fns map[string]awslambda.Function, table awsdynamodb.Table, dlqs map[string]awssqs.Queue) awssns.Topic {
+	fns map[string]awslambda.Function, table awsdynamodb.Table, dlqs map[string]awssqs.Queue,
+	configSet awsses.ConfigurationSet, provisioned map[string]int) awssns.Topic {
 	topic := newAlarmTopic(stack, stage, prefix, email)
 	action := awscloudwatchactions.NewSnsAction(topic)
 	five := awscdk.Duration_Minutes(jsii.Number(5))
-	alarm := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64) {
+	alarmN := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64, periods int) {
 		a := awscloudwatch.NewAlarm(stack, jsii.String(cid), &awscloudwatch.AlarmProps{
 			AlarmName:          jsii.String(prefix + "-" + name),
 			AlarmDescription:   jsii.String(desc),
 			Metric:             metric,
 			Threshold:          jsii.Number(threshold),
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-			EvaluationPeriods:  jsii.Number(1),
-			DatapointsToAlarm:  jsii.Number(1),
+			EvaluationPeriods:  jsii.Number(float64(periods)),
+			DatapointsToAlarm:  jsii.Number(float64(periods)),
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING, // no traffic is not an incident
 		})
 		a.AddAlarmAction(action)
 		a.AddOkAction(action)
+	}
+	alarm := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64) {
+		alarmN(cid, name, desc, metric, threshold, 1)
 	}
 	alarm("Api5xxAlarm", "api-5xx",
 		fmt.Sprintf("API 5xx above %.0f%% of requests over 5 minutes (once there are at least %d of them)", Alarm5xxPercent, Alarm5xxMinCount),
@@ -106,7 +117,60 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 				DimensionsMap: &map[string]*string{"QueueName": jsii.String(prefix + "-" + name)}, Period: five, Statistic: jsii.String("Maximum")}),
 			AlarmOldestMessageSeconds)
 	}
+	pressureAlarms(alarmN, prefix, table, fns, configSet, provisioned)
 	return topic
+}
+
+// pressureAlarms are the alarms of what an on-sale or a bad mailing list
+// wears out: the table's transaction conflicts; with email on, the bounce
+// and complaint rates of the stage's SES configuration set; for each function
+// with provisioned concurrency, invocations that spilled past it.
+func pressureAlarms(alarm alarmFunc, prefix string, table awsdynamodb.Table, fns map[string]awslambda.Function,
+	configSet awsses.ConfigurationSet, provisioned map[string]int) {
+	metric := func(ns, name, stat string, period awscdk.Duration, dims map[string]*string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String(ns), MetricName: jsii.String(name),
+			DimensionsMap: &dims, Period: period, Statistic: jsii.String(stat)})
+	}
+	alarm("TableTxConflictsAlarm", "dynamodb-transaction-conflicts",
+		fmt.Sprintf("DynamoDB: over %d transaction conflicts in 5 minutes, %d periods in a row: a hot item (stock shard, seat, promo code) that orders fight over; see README, Stock of a hot tier", AlarmTxConflicts, AlarmTxConflictPeriods),
+		metric("AWS/DynamoDB", "TransactionConflict", "Sum", awscdk.Duration_Minutes(jsii.Number(5)), map[string]*string{"TableName": table.TableName()}),
+		AlarmTxConflicts, AlarmTxConflictPeriods)
+	if configSet != nil {
+		// The configuration set's rates, not the account's: every message of
+		// this stage is sent with it, so they are this stage's own mail and
+		// name it; the account-level metric (the one SES reviews) mixes in
+		// other senders and stages of the account and region, which this
+		// stack cannot fix, and would alarm in every stage at once.
+		hour := awscdk.Duration_Hours(jsii.Number(1))
+		dims := map[string]*string{"ses:configuration-set": configSet.ConfigurationSetName()}
+		for _, r := range []struct {
+			cid, name, metric, what string
+			limit, review           float64
+		}{
+			{"SesBounceRateAlarm", "ses-bounce-rate", "Reputation.BounceRate", "bounce", AlarmSESBounceRate, SESReviewBounceRate},
+			{"SesComplaintRateAlarm", "ses-complaint-rate", "Reputation.ComplaintRate", "complaint", AlarmSESComplaintRate, SESReviewComplaintRate},
+		} {
+			alarm(r.cid, r.name,
+				fmt.Sprintf("SES configuration set %s: %s rate above %g%% (SES reviews the account at %g%%); check who the mail goes to and the suppression list", prefix, r.what, r.limit*100, r.review*100),
+				metric("AWS/SES", r.metric, "Maximum", hour, dims), r.limit, 1)
+		}
+	}
+	names := make([]string, 0, len(provisioned))
+	for f := range provisioned {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if provisioned[f] == 0 || fns[f] == nil {
+			continue
+		}
+		fn := fns[f].FunctionName()
+		alarm(camel(f)+"SpilloverAlarm", f+"-spillover",
+			fmt.Sprintf("functions/%s: invocations beyond its %d provisioned instances (alias %s) in %d minutes in a row, served by on-demand instances with cold starts: raise provisionedConcurrency", f, provisioned[f], LiveAlias, AlarmSpilloverMinutes),
+			metric("AWS/Lambda", "ProvisionedConcurrencySpilloverInvocations", "Sum", awscdk.Duration_Minutes(jsii.Number(1)),
+				map[string]*string{"FunctionName": fn, "Resource": awscdk.Fn_Join(jsii.String(""), &[]*string{fn, jsii.String(":" + LiveAlias)})}),
+			0, AlarmSpilloverMinutes)
+	}
 }
 
 // More alarm thresholds (the first ones are in stack.go).
@@ -199,3 +263,33 @@ func tableThrottles(table awsdynamodb.Table, period awscdk.Duration) map[string]
 	}
 	return throttles
 }
+
+// Thresholds of the alarms on what runs out under pressure (pressureAlarms).
+const (
+	// AlarmTxConflicts: DynamoDB TransactionConflict events on the table in
+	// 5 minutes, for AlarmTxConflictPeriods periods in a row. An order runs
+	// one TransactWriteItems on a tier's stock shards (and its seats, its
+	// promo code), which every order of the tier shares: two orders on one
+	// shard within a few milliseconds conflict, and store.transact retries
+	// the loser with backoff (up to 8 attempts), so some conflicts are the
+	// normal cost of a rush. About 3 a second for 10 minutes is no longer a
+	// burst but a hot item (a tier with too few shards, a seat or a promo
+	// code everyone wants), where orders slow down and, past the retries, fail.
+	AlarmTxConflicts       = 1000
+	AlarmTxConflictPeriods = 2
+	// AlarmSESBounceRate and AlarmSESComplaintRate: SES's reputation rates
+	// (fractions) of the stage's configuration set, highest in an hour. SES
+	// puts an account under review at a bounce rate of 5% and a complaint
+	// rate of 0.1% and may pause its sending at 10% and 0.5% (SES developer
+	// guide, "Reputation metrics messages"): the alarms fire at half the
+	// review thresholds, while there is time to find the cause.
+	AlarmSESBounceRate    = SESReviewBounceRate / 2
+	AlarmSESComplaintRate = SESReviewComplaintRate / 2
+	// SES's review thresholds of an account's reputation rates.
+	SESReviewBounceRate    = 0.05
+	SESReviewComplaintRate = 0.001
+	// AlarmSpilloverMinutes: minutes in a row with invocations beyond a
+	// function's provisioned concurrency (served by on-demand instances,
+	// with cold starts), which says the provisioned figure is too low.
+	AlarmSpilloverMinutes = 3
+)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -67,5 +69,83 @@ func TestAlarmShapes(t *testing.T) {
 	}
 	if n != len(m) || len(groups) != 2 {
 		t.Errorf("metricGroups: %d groups of %d metrics in all, want 2 of %d", len(groups), n, len(m))
+	}
+}
+
+// TestPressureAlarms: the table's transaction conflicts (every stage), the
+// SES configuration set's bounce and complaint rates (only with email on:
+// prod), and each provisioned function's spillover past its "live" alias
+// (only with provisioned concurrency: prod's orders).
+func TestPressureAlarms(t *testing.T) {
+	for _, stage := range stages {
+		tm := tmpls[stage]
+		tableID, _ := only(t, stage, "AWS::DynamoDB::Table")
+		holds(t, stage+": the transaction conflicts alarm", func() {
+			tm.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), like(obj{
+				"AlarmName": "tix-" + stage + "-dynamodb-transaction-conflicts", "Namespace": "AWS/DynamoDB",
+				"MetricName": "TransactionConflict", "Dimensions": []any{obj{"Name": "TableName", "Value": obj{"Ref": tableID}}},
+				"Statistic": "Sum", "Period": 300, "Threshold": AlarmTxConflicts,
+				"EvaluationPeriods": AlarmTxConflictPeriods, "DatapointsToAlarm": AlarmTxConflictPeriods,
+				"ComparisonOperator": "GreaterThanThreshold", "TreatMissingData": "notBreaching"}))
+		})
+		mailOn := stage == ProdStage
+		sets := resources(t, stage, "AWS::SES::ConfigurationSet")
+		if mailOn != (len(sets) == 1) {
+			t.Fatalf("%s: %d configuration sets, want email on in prod only", stage, len(sets))
+		}
+		ses := 0
+		for _, a := range resources(t, stage, "AWS::CloudWatch::Alarm") {
+			p := props(a)
+			if p["Namespace"] != "AWS/SES" {
+				continue
+			}
+			ses++
+			want := map[string]float64{"Reputation.BounceRate": AlarmSESBounceRate, "Reputation.ComplaintRate": AlarmSESComplaintRate}
+			limit, ok := want[fmt.Sprint(p["MetricName"])]
+			dims, _ := p["Dimensions"].([]any)
+			if !ok || num(p["Threshold"]) != limit || len(dims) != 1 || p["Statistic"] != "Maximum" {
+				t.Errorf("%s %v: metric %v, threshold %v, statistic %v, dimensions %v", stage, p["AlarmName"], p["MetricName"], p["Threshold"], p["Statistic"], dims)
+				continue
+			}
+			d := dims[0].(map[string]any)
+			for id := range sets {
+				if d["Name"] != "ses:configuration-set" || (flat(d["Value"]) != "tix-"+stage && refID(d["Value"]) != id) {
+					t.Errorf("%s %v: dimension %v, want ses:configuration-set of the stage's configuration set", stage, p["AlarmName"], d)
+				}
+			}
+		}
+		if want := map[bool]int{true: 2, false: 0}[mailOn]; ses != want {
+			t.Errorf("%s: %d SES alarms, want %d (bounce and complaint rates, with email on)", stage, ses, want)
+		}
+		if AlarmSESBounceRate >= SESReviewBounceRate || AlarmSESComplaintRate >= SESReviewComplaintRate || SESReviewBounceRate != 0.05 || SESReviewComplaintRate != 0.001 {
+			t.Errorf("SES alarms at %v and %v: want them below SES's review thresholds (5%%, 0.1%%)", AlarmSESBounceRate, AlarmSESComplaintRate)
+		}
+		fnIDs, spill := functionIDs(t, stage), map[string]bool{}
+		for _, a := range resources(t, stage, "AWS::CloudWatch::Alarm") {
+			p := props(a)
+			if p["MetricName"] != "ProvisionedConcurrencySpilloverInvocations" {
+				continue
+			}
+			fn := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprint(p["AlarmName"]), "tix-"+stage+"-"), "-spillover")
+			spill[fn] = true
+			holds(t, stage+": "+fn+"'s spillover alarm", func() {
+				tm.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), like(obj{
+					"AlarmName": "tix-" + stage + "-" + fn + "-spillover", "Namespace": "AWS/Lambda",
+					"Dimensions": assertions.Match_ArrayWith(&[]any{
+						obj{"Name": "FunctionName", "Value": obj{"Ref": fnIDs[fn]}},
+						obj{"Name": "Resource", "Value": obj{"Fn::Join": []any{"", []any{obj{"Ref": fnIDs[fn]}, ":" + LiveAlias}}}}}),
+					"Statistic": "Sum", "Period": 60, "Threshold": 0,
+					"EvaluationPeriods": AlarmSpilloverMinutes, "DatapointsToAlarm": AlarmSpilloverMinutes}))
+			})
+		}
+		want := map[string]bool{}
+		if stage == ProdStage {
+			for fn := range prodOnSale.Provisioned {
+				want[fn] = true
+			}
+		}
+		if !reflect.DeepEqual(spill, want) {
+			t.Errorf("%s: spillover alarms for %v, want the functions with provisioned concurrency %v", stage, spill, want)
+		}
 	}
 }

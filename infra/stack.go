@@ -349,7 +349,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 		edge = b.edge(props.Edge, apiStage, fns, key)
 	}
 	apiAccessLogs(b.stack, apiStage, b.prefix, b.logRetention, b.removal)
-	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs)
+	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs, configSet, props.OnSale.Provisioned)
 
 	out := func(id, desc string, v *string) {
 		awscdk.NewCfnOutput(b.stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})

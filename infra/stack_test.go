@@ -312,12 +312,12 @@ type obj = map[string]any
 func like(m obj) assertions.Matcher { return assertions.Match_ObjectLike(&m) }
 
 // TestResourceCount: exactly these resources of each type, and no other type
-// (104 in dev, 113 in prod): a resource added or lost is a decision to make here.
+// (105 in dev, 116 in prod): a resource added or lost is a decision to make here.
 func TestResourceCount(t *testing.T) {
 	want := map[string]int{
 		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 4, "AWS::ApiGatewayV2::Route": 13, // Routes: 12 ANY and $default, POST notifications
 		"AWS::ApiGatewayV2::Stage": 1,
-		"AWS::CloudWatch::Alarm":   26, // 3 API, 6+6+6 function errors, throttles and p99 duration, 1 table, 2+2 queues (DLQ depth, oldest age)
+		"AWS::CloudWatch::Alarm":   27, // 3 API, 6+6+6 function errors, throttles and p99 duration, 2 table (throttles, transaction conflicts), 2+2 queues (DLQ depth, oldest age)
 		"AWS::DynamoDB::Table":     1, "AWS::Events::Rule": 1,
 		"AWS::IAM::Policy": 6, "AWS::IAM::Role": 6, "AWS::KMS::Alias": 1, "AWS::KMS::Key": 1,
 		"AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::Function": 6,
@@ -333,6 +333,8 @@ func TestResourceCount(t *testing.T) {
 			w["AWS::SNS::Subscription"] = 1 // the alarm e-mail
 			// orders' provisioned concurrency: a version and its alias "live"
 			w["AWS::Lambda::Version"], w["AWS::Lambda::Alias"] = 1, 1
+			// its spillover alarm, and the SES bounce and complaint rates
+			w["AWS::CloudWatch::Alarm"] += 3
 			// mailFrom and mailIdentity (mail.go): the configuration set, the
 			// identity, the event destination, the events topic with its
 			// policy and its subscription to the deliveries queue
@@ -863,9 +865,14 @@ func TestAlarms(t *testing.T) {
 		"api-5xx": 1, "api-p99-latency": 1, "api-429": 1,
 		"function-errors": len(Functions), "function-throttles": len(Functions), "function-p99-duration": len(Functions),
 		"dynamodb-throttles": 1, "dlq-depth": len(queue.Queues), "oldest-age": len(queue.Queues),
+		"dynamodb-transaction-conflicts": 1,
 	}
 	for _, stage := range stages {
 		topicID := topicIDs(t, stage)["alarms"]
+		w := maps.Clone(want)
+		if stage == ProdStage { // email on, orders provisioned
+			w["ses-bounce-rate"], w["ses-complaint-rate"], w["spillover"] = 1, 1, len(prodOnSale.Provisioned)
+		}
 		got := map[string]int{}
 		for _, a := range resources(t, stage, "AWS::CloudWatch::Alarm") {
 			p := props(a)
@@ -876,6 +883,8 @@ func TestAlarms(t *testing.T) {
 				kind = "dlq-depth"
 			case strings.HasSuffix(name, "-oldest-age"):
 				kind = "oldest-age"
+			case strings.HasSuffix(name, "-spillover"):
+				kind = "spillover"
 			case strings.HasSuffix(name, "-p99-duration"):
 				kind = "function-p99-duration"
 			case name != "dynamodb-throttles" && strings.HasSuffix(name, "-throttles"):
@@ -889,8 +898,8 @@ func TestAlarms(t *testing.T) {
 			tmpls[stage].AllResourcesProperties(jsii.String("AWS::CloudWatch::Alarm"), like(obj{
 				"AlarmActions": []any{obj{"Ref": topicID}}}))
 		})
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: alarms %v, want %v", stage, got, want)
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: alarms %v, want %v", stage, got, w)
 		}
 		// The alarm e-mail in prod; no subscription without alarmEmail.
 		subs := 0
