@@ -22,7 +22,7 @@ if ! command -v java >/dev/null 2>&1; then
 		die "could not install openjdk-17-jre-headless; install Java 17 yourself and run this again"
 fi
 
-# The README's walkthroughs (and the test that runs them) use bash, curl and python3.
+# The documented walkthroughs (README.md, docs/) (and the test that runs them) use bash, curl and python3.
 missing=""
 for tool in curl python3; do command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"; done
 if [ -n "$missing" ]; then
