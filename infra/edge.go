@@ -23,7 +23,7 @@ import (
 	"tix/internal/api"
 )
 
-// The optional edge (context edge=true; README, Preparing an on-sale): a
+// The optional edge (context edge=true; docs/aws.md, Preparing an on-sale): a
 // CloudFront distribution in front of the HTTP API with an AWS WAF web ACL of
 // per-IP rate-based rules and AWS's managed IP reputation and known-bad-input
 // rules. Nothing is cached; every method and viewer header but Host reaches

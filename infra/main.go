@@ -19,12 +19,12 @@
 //	               https://securepay.tinkoff.ru, which DEMO terminals use too)
 //	mailFrom       the address tix sends email from through Amazon SES
 //	               (tickets@example.com); unset: email off (TIX_MAIL_SENDER=none)
-//	               and no SES resource. See mail.go and README, Email on AWS (SES)
+//	               and no SES resource. See mail.go and docs/email.md, Email on AWS (SES)
 //	mailIdentity   the SES identity the stack creates: mailFrom's domain (DKIM
 //	               records in the outputs) or mailFrom itself (SES mails a link);
 //	               unset: the operator verified the identity already
 //
-// On-sale context (onsale.go; README, Preparing an on-sale), all unset by default:
+// On-sale context (onsale.go; docs/aws.md, Preparing an on-sale), all unset by default:
 //
 //	tableWarmReads, tableWarmWrites   table warm throughput, units/s (unset: the
 //	                                  on-demand baseline, 12,000 reads / 4,000 writes)
@@ -39,7 +39,7 @@
 //	quotaConcurrency                  AWS's defaults, 40,000 units per table and index, 1,000
 //	quotaApiRate, quotaApiBurst       concurrent executions, 10,000/5,000 API requests/s)
 //
-// Edge context (edge.go; README, Preparing an on-sale), off by default:
+// Edge context (edge.go; docs/aws.md, Preparing an on-sale), off by default:
 //
 //	edge=true                         CloudFront with AWS WAF in front of the API (output EdgeUrl)
 //	edgeWebAclArn                     the web ACL (us-east-1) of a stack elsewhere: deploy

@@ -13,7 +13,7 @@ import (
 
 // OnSale is what a stage prepares for an on-sale spike: warm throughput on the
 // table and its indexes, concurrency for the sales functions and the API's
-// throttle. The zero value is the everyday stack (README, Preparing an
+// throttle. The zero value is the everyday stack (docs/aws.md, Preparing an
 // on-sale): nothing pre-warmed or reserved, the stage throttle of
 // APIRateLimit/APIBurstLimit.
 type OnSale struct {

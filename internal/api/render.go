@@ -444,7 +444,7 @@ type orderAdditionsJSON struct {
 }
 
 // latePaymentJSON is money that reached the order after it was cancelled
-// (an addition to the contract's OrderStatus; README, "Late payments").
+// (an addition to the contract's OrderStatus; docs/live-payments.md, "Late payments").
 type latePaymentJSON struct {
 	Outcome     string  `json:"outcome"`
 	DetectedAt  string  `json:"detected_at"`

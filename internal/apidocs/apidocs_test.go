@@ -49,7 +49,7 @@ func TestRedoc_IsThePinnedPackagesBundle(t *testing.T) {
 			}
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("the embedded %s differs from redoc %s's bundles/%s: copy it again (README, The OpenAPI document)", name, apidocs.RedocVersion, name)
+			t.Errorf("the embedded %s differs from redoc %s's bundles/%s: copy it again (docs/openapi.md)", name, apidocs.RedocVersion, name)
 		}
 	}
 	if f, ok := files[apidocs.Redoc().Script]; !ok || !f.Gzipped {

@@ -12,7 +12,7 @@ import (
 	"tix/internal/keyring"
 )
 
-// Config is every setting of the service. README.md lists them with defaults.
+// Config is every setting of the service. docs/configuration.md lists them with defaults.
 type Config struct {
 	Table            string        // TIX_TABLE
 	Region           string        // AWS_REGION
@@ -86,7 +86,7 @@ const LocalKeyring = "local:dGl4LWxvY2FsLW9ubHktd2ViaG9vay1rZXlyaW5nISE="
 // Var documents one environment variable.
 type Var struct{ Name, Default, Help string }
 
-// Vars is every variable the service reads, in README order.
+// Vars is every variable the service reads, in the order of docs/configuration.md.
 var Vars = []Var{
 	{"TIX_TABLE", "tix", "DynamoDB table name"},
 	{"AWS_REGION", "us-east-1", "AWS region"},

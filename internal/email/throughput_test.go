@@ -9,7 +9,7 @@ import (
 )
 
 // TestConsumerThroughput sends 100 resend jobs of one paid order through
-// the consumer and reports the rate (the README's figure); each is sent
+// the consumer and reports the rate (the figure in docs/measurements.md); each is sent
 // exactly once.
 func TestConsumerThroughput(t *testing.T) {
 	t.Parallel()

@@ -1,5 +1,5 @@
 // Package store is the DynamoDB single-table adapter: the only package that
-// imports the DynamoDB SDK. Access patterns are listed in README.md beside it.
+// imports the DynamoDB SDK. Access patterns are listed in the README.md beside it.
 package store
 
 import (

@@ -347,7 +347,7 @@ func (m *costMeter) on(op string, c *types.ConsumedCapacity) {
 }
 
 // The DynamoDB requests and capacity units of the hot sales operations, from
-// DynamoDB Local's ReturnConsumedCapacity (figures quoted in the README). The
+// DynamoDB Local's ReturnConsumedCapacity (figures quoted in docs/measurements.md). The
 // order creation budget is the issue's: at most 4 requests and 16 write units.
 func TestSalesCosts(t *testing.T) {
 	env := newSalesEnv(t, 100)

@@ -13,7 +13,7 @@ import (
 // Webhook persistence (the webhook.Store port): endpoints with their health
 // counters and a per-environment endpoint counter, deliveries kept beside their
 // outbox event (OEVT#<evt>, SK WHD#<endpoint>), the dispatch transaction, the
-// sparse due index the sweep reads, and the outbound rate windows. README.md
+// sparse due index the sweep reads, and the outbound rate windows. internal/store/README.md
 // lists the access patterns. By topic: webhook_endpoints.go, webhook_outbox.go
 // (fan-out), webhook_deliveries.go, webhook_limits.go; this file holds what
 // they share.

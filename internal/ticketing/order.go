@@ -23,8 +23,8 @@ const OrderTypeTicket = "ticket"
 // exactly the catalog price (contract section 1, rule 6): the fee is 0 for the buyer.
 const FeeVersion = 1
 
-// Limits of the sales path (contract section 8 leaves them to us; README and
-// OpenAPI document them).
+// Limits of the sales path (contract section 8 leaves them to us; docs/guide.md and
+// the OpenAPI document them).
 const (
 	MaxUnitsPerOrder = 10 // quantity, seats or the sum of standing quantities
 	MaxSeatsPerHold  = 10

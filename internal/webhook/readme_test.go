@@ -13,7 +13,7 @@ import (
 	"tix/internal/webhook"
 )
 
-// verifyTix is the receiver code README.md shows integrators, verbatim.
+// verifyTix is the receiver code docs/webhooks.md shows integrators, verbatim.
 func verifyTix(header string, body []byte, secret string, now time.Time) bool {
 	var ts string
 	var sigs [][]byte
@@ -44,10 +44,10 @@ func verifyTix(header string, body []byte, secret string, now time.Time) bool {
 	return false
 }
 
-// The README's receiver accepts what we sign (one secret, or either secret
+// The documented receiver (docs/webhooks.md) accepts what we sign (one secret, or either secret
 // of a rotation) and refuses a tampered body, a stale timestamp and a wrong
-// secret; and the README still shows exactly this function.
-func TestREADMEReceiverVerifiesOurSignatures(t *testing.T) {
+// secret; and docs/webhooks.md still shows exactly this function.
+func TestDocumentedReceiverVerifiesOurSignatures(t *testing.T) {
 	now := time.Now()
 	body := []byte(`{"id":"evt_1","type":"order.paid"}`)
 	oldS, newS := webhook.NewSecret(), webhook.NewSecret()
@@ -79,7 +79,7 @@ func TestREADMEReceiverVerifiesOurSignatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/webhooks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +87,6 @@ func TestREADMEReceiverVerifiesOurSignatures(t *testing.T) {
 	fn := s[strings.Index(s, "func verifyTix("):]
 	fn = fn[:strings.Index(fn, "\n}\n")+3]
 	if !strings.Contains(string(readme), fn) {
-		t.Error("README.md no longer shows verifyTix exactly as tested here; copy it over")
+		t.Error("docs/webhooks.md no longer shows verifyTix exactly as tested here; copy it over")
 	}
 }

@@ -39,7 +39,7 @@ type Settings struct {
 var DefaultSchedule = []time.Duration{0, time.Minute, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 24 * time.Hour}
 
-// DefaultSettings are the production values; README.md documents each.
+// DefaultSettings are the production values; docs/webhooks.md and docs/configuration.md document each.
 var DefaultSettings = Settings{
 	Schedule:           DefaultSchedule,
 	DisableFailures:    20,

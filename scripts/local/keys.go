@@ -140,7 +140,7 @@ func printWelcome(cfg config.Config, addr string, keys []demoKey, sim *simulator
 	fmt.Fprintf(&b, "  curl -s -X POST -H 'Authorization: Bearer %s' %s/orders/$ORDER/simulate-payment\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/orders/$ORDER/tickets\n", sk, base)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/orders/$ORDER   # \"email\": the tickets email (marked TEST) to %s, in the inbox\n", sk, base, demo.BuyerEmail)
-	fmt.Fprintf(&b, "\nReceive webhooks (your receiver must answer endpoint.verify with its data.nonce):\n")
+	fmt.Fprintf(&b, "\nReceive webhooks (your receiver must answer endpoint.verify with its data.nonce; docs/webhooks.md runs one with go run ./scripts/webhookreceiver):\n")
 	fmt.Fprintf(&b, "  WE=$(%s --json webhooks create --organizer %s --env test --url http://127.0.0.1:9000/hooks | %s)\n", tixctl, demo.OrganizerID, jsonID)
 	fmt.Fprintf(&b, "  %s webhooks verify $WE\n", tixctl)
 	fmt.Fprintf(&b, "  curl -s -H 'Authorization: Bearer %s' %s/webhook-deliveries\n", sk, base)

@@ -22,10 +22,10 @@ import (
 	"tix/internal/testenv"
 )
 
-// The commands make run prints and the README's local walkthrough blocks work
+// The commands make run prints and the documented local walkthrough blocks (README.md and docs/) work
 // when pasted: the real runner (built from this package) serves a fresh table
 // on a free port against the test emulators, and bash runs the printed lines,
-// then the README's blocks with the printed keys, through a curl wrapper that
+// then the documented blocks with the printed keys, through a curl wrapper that
 // fails on any 4xx or 5xx. The printed tixctl lines carry the table they need.
 func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -75,21 +75,24 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 		t.Fatalf("demo keys not found in:\n%s", welcome)
 	}
 	base := "http://" + addr + "/v1"
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := localWalkthrough(t, string(readme))
+	script := localWalkthrough(t, root)
 	liveKey := regexp.MustCompile(`sk_live_[A-Za-z0-9]+`).FindString(welcome)
 	for _, sub := range [][2]string{{"KEY=sk_test_...", "KEY=" + keys[0]}, {"PK=pk_test_...", "PK=" + keys[1]},
 		{"BASE=http://127.0.0.1:8080/v1", "BASE=" + base}, {"LIVE_KEY=sk_live_...", "LIVE_KEY=" + liveKey},
-		{"SIM=http://127.0.0.1:8089", "SIM=http://" + simAddr}} {
+		{"SIM=http://127.0.0.1:8089", "SIM=http://" + simAddr}, {"HOOKS=127.0.0.1:9000", "HOOKS=" + freeAddr(t)}} {
 		if !strings.Contains(script, sub[0]) {
-			t.Fatalf("the README's walkthrough no longer sets %q", sub[0])
+			t.Fatalf("the documented walkthrough no longer sets %q", sub[0])
 		}
-		script = strings.Replace(script, sub[0], sub[1], 1)
+		script = strings.ReplaceAll(script, sub[0], sub[1])
 	}
-	runShell(t, root, bin, env, "the README's walkthrough", script)
+	// The documented tixctl lines reach the runner's table as a reader's do:
+	// prefixed with what make run printed.
+	prefix := regexp.MustCompile(`((?:TIX_\w+=\S+ )+)go run \./scripts/tixctl`).FindStringSubmatch(welcome)
+	if prefix == nil {
+		t.Fatalf("make run printed no tixctl line with its environment:\n%s", welcome)
+	}
+	script = strings.ReplaceAll(script, "go run ./scripts/tixctl", prefix[1]+"go run ./scripts/tixctl")
+	runShell(t, root, bin, append(env, "TMPDIR="+t.TempDir()), "the documented walkthrough", script)
 }
 
 func build(t *testing.T, root, out, pkg string) {
@@ -184,29 +187,59 @@ func commands(welcome string) string {
 // curlLine matches a line that runs curl.
 var curlLine = regexp.MustCompile(`(?m)^\s*(\w+=\$\()?curl `)
 
-// localWalkthrough is every sh block of the README marked as the local
-// walkthrough, in order. Every other block with a curl line must be about AWS.
-func localWalkthrough(t *testing.T, readme string) string {
+// walkthroughPages are the pages whose marked blocks make the local
+// walkthrough, in the order they run: each continues the shell of the one
+// before.
+var walkthroughPages = []string{"README.md", "docs/guide.md", "docs/live-payments.md", "docs/webhooks.md"}
+
+// localWalkthrough is every sh block of walkthroughPages marked as the local
+// walkthrough, in order. Every other block with a curl line, in those pages
+// or any other page under docs/, must be about AWS.
+func localWalkthrough(t *testing.T, root string) string {
 	t.Helper()
+	others, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var script strings.Builder
-	blocks := regexp.MustCompile("(?s)(<!-- local-walkthrough -->\n)?```sh\n(.*?)```").FindAllStringSubmatch(readme, -1)
-	n := 0
-	for _, m := range blocks {
-		switch {
-		case m[1] != "":
-			if strings.Contains(m[2], "webhook-deliveries") {
-				script.WriteString(waitDelivered) // a reader takes longer than the first attempt
+	n, seen := 0, map[string]bool{}
+	for _, page := range walkthroughPages {
+		seen[filepath.Join(root, page)] = true
+		n += walkthroughBlocks(t, root, page, &script)
+	}
+	for _, path := range others {
+		if !seen[path] {
+			rel, _ := filepath.Rel(root, path)
+			if k := walkthroughBlocks(t, root, rel, io.Discard); k > 0 {
+				t.Errorf("%s has %d local walkthrough blocks but is not in walkthroughPages", rel, k)
 			}
-			script.WriteString(m[2])
-			n++
-		case curlLine.MatchString(m[2]) && !strings.Contains(m[2], "aws "):
-			t.Errorf("a README block with curl lines is not part of the tested walkthrough:\n%s", m[2])
 		}
 	}
-	if n < 3 {
-		t.Fatalf("%d local walkthrough blocks in the README, want the catalog, selling and webhook ones", n)
+	if n < 5 {
+		t.Fatalf("%d local walkthrough blocks in %v, want the first sale, catalog, selling, live and webhook ones", n, walkthroughPages)
 	}
 	return script.String()
+}
+
+// walkthroughBlocks writes page's marked sh blocks to script and returns how
+// many there were; an unmarked block with curl lines not about AWS is an error.
+func walkthroughBlocks(t *testing.T, root, page string, script io.Writer) int {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(root, page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range regexp.MustCompile("(?s)(<!-- local-walkthrough -->\n)?```sh\n(.*?)```").FindAllStringSubmatch(string(text), -1) {
+		switch {
+		case m[1] != "":
+			_, _ = io.WriteString(script, m[2])
+			n++
+		case curlLine.MatchString(m[2]) && !strings.Contains(m[2], "aws "):
+			t.Errorf("a block of %s with curl lines is not part of the tested walkthrough:\n%s", page, m[2])
+		}
+	}
+	return n
 }
 
 // shellPrelude makes every curl of the script fail on a 4xx or 5xx (the
@@ -259,14 +292,6 @@ print(" ".join(e["kind"]+" "+e["status"] for e in json.load(sys.stdin).get("emai
   case "$EMAIL" in *pending*|*sending*|"") sleep 0.2;; *) break;; esac
 done
 echo "printed order's email: $EMAIL"
-`
-
-// waitDelivered waits up to 30 s for a delivered webhook delivery (the
-// README's redelivery line needs one; the walkthrough's orders make them).
-const waitDelivered = `for i in $(seq 150); do
-  command curl -s -H "Authorization: Bearer $KEY" "$BASE/webhook-deliveries?status=delivered&limit=1" | grep -q '"whd_' && break
-  sleep 0.2
-done
 `
 
 // With other ports, table or region, the printed tixctl lines carry them.

@@ -11,8 +11,8 @@ import (
 )
 
 // The example T-Bank documents for the Token: its Init request, Receipt and
-// DATA included, with password 11111111111111, gives this Token (the README's
-// live payments section names the page).
+// DATA included, with password 11111111111111, gives this Token (docs/live-payments.md
+// names the page).
 const (
 	docPassword = "11111111111111"
 	docToken    = "72dd466f8ace0a37a1f740ce5fb78101712bc0665d91a8108c7c8a0ccd426db2"

@@ -15,7 +15,7 @@ import (
 	"tix/internal/ticketing"
 )
 
-// RecoveryBound is the documented longest wait (README, idempotency) before a
+// RecoveryBound is the documented longest wait (docs/guide.md, idempotency) before a
 // retry with the same Idempotency-Key completes an order creation whose
 // invocation crashed: the lease a crashed invocation no longer renews.
 const RecoveryBound = 5 * time.Second
