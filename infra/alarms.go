@@ -33,9 +33,23 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 	fns map[string]awslambda.Function, table awsdynamodb.Table, dlqs map[string]awssqs.Queue,
 	configSet awsses.ConfigurationSet, provisioned map[string]int) awssns.Topic {
 	topic := newAlarmTopic(stack, stage, prefix, email)
-	action := awscloudwatchactions.NewSnsAction(topic)
-	five := awscdk.Duration_Minutes(jsii.Number(5))
-	alarmN := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64, periods int) {
+	alarmN := alarmMaker(stack, prefix, awscloudwatchactions.NewSnsAction(topic))
+	alarm := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64) {
+		alarmN(cid, name, desc, metric, threshold, 1)
+	}
+	apiAlarms(alarm, prefix, apiStage)
+	functionAlarms(alarm, fns)
+	storageAlarms(alarm, prefix, table, dlqs)
+	pressureAlarms(alarmN, prefix, table, fns, configSet, provisioned)
+	return topic
+}
+
+// oneAlarm is an alarm that fires on one bad period.
+type oneAlarm func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64)
+
+// alarmMaker makes alarms that publish to action when raised and cleared.
+func alarmMaker(stack awscdk.Stack, prefix string, action awscloudwatch.IAlarmAction) alarmFunc {
+	return func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64, periods int) {
 		a := awscloudwatch.NewAlarm(stack, jsii.String(cid), &awscloudwatch.AlarmProps{
 			AlarmName:          jsii.String(prefix + "-" + name),
 			AlarmDescription:   jsii.String(desc),
@@ -49,9 +63,11 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 		a.AddAlarmAction(action)
 		a.AddOkAction(action)
 	}
-	alarm := func(cid, name, desc string, metric awscloudwatch.IMetric, threshold float64) {
-		alarmN(cid, name, desc, metric, threshold, 1)
-	}
+}
+
+// apiAlarms watch the HTTP API: 5xx and 429 rates, p99 latency.
+func apiAlarms(alarm oneAlarm, prefix string, apiStage awsapigatewayv2.HttpStage) {
+	five := awscdk.Duration_Minutes(jsii.Number(5))
 	alarm("Api5xxAlarm", "api-5xx",
 		fmt.Sprintf("API 5xx above %.0f%% of requests over 5 minutes (once there are at least %d of them)", Alarm5xxPercent, Alarm5xxMinCount),
 		awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
@@ -66,15 +82,6 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 	alarm("ApiLatencyAlarm", "api-p99-latency",
 		fmt.Sprintf("API p99 latency above %d ms over 5 minutes", AlarmP99LatencyMs),
 		apiStage.MetricLatency(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("p99")}), AlarmP99LatencyMs)
-	for _, f := range Functions {
-		fn := fns[f.Name]
-		alarm(camel(f.Name)+"ErrorsAlarm", f.Name+"-errors",
-			"functions/"+f.Name+": any invocation error (crash, timeout, sweep failure) in 5 minutes",
-			fn.MetricErrors(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}), 0)
-		alarm(camel(f.Name)+"ThrottlesAlarm", f.Name+"-throttles",
-			"functions/"+f.Name+": any throttled invocation in 5 minutes (account or mapping concurrency)",
-			fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}), 0)
-	}
 	alarm("Api429Alarm", "api-429",
 		fmt.Sprintf("API 429 (throttled: the stage's throttle or a key's budget) above %.0f%% of requests over 5 minutes (once there are at least %d of them)", Alarm429Percent, Alarm429MinCount),
 		awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
@@ -87,12 +94,32 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 			Label:  jsii.String("429 %"),
 			Period: five,
 		}), Alarm429Percent)
+}
+
+// functionAlarms watch each function: errors, throttles, p99 duration.
+func functionAlarms(alarm oneAlarm, fns map[string]awslambda.Function) {
+	five := awscdk.Duration_Minutes(jsii.Number(5))
+	for _, f := range Functions {
+		fn := fns[f.Name]
+		alarm(camel(f.Name)+"ErrorsAlarm", f.Name+"-errors",
+			"functions/"+f.Name+": any invocation error (crash, timeout, sweep failure) in 5 minutes",
+			fn.MetricErrors(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}), 0)
+		alarm(camel(f.Name)+"ThrottlesAlarm", f.Name+"-throttles",
+			"functions/"+f.Name+": any throttled invocation in 5 minutes (account or mapping concurrency)",
+			fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Sum")}), 0)
+	}
 	for _, f := range Functions {
 		limit := float64(f.Timeout.Milliseconds()) * AlarmDurationPercent / 100
 		alarm(camel(f.Name)+"DurationAlarm", f.Name+"-p99-duration",
 			fmt.Sprintf("functions/%s: p99 duration above %.0f%% of its %s timeout over 5 minutes", f.Name, AlarmDurationPercent, f.Timeout),
 			fns[f.Name].MetricDuration(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("p99")}), limit)
 	}
+}
+
+// storageAlarms watch the table's throttles and the queues: dead letters and
+// the oldest message's age.
+func storageAlarms(alarm oneAlarm, prefix string, table awsdynamodb.Table, dlqs map[string]awssqs.Queue) {
+	five := awscdk.Duration_Minutes(jsii.Number(5))
 	for i, group := range metricGroups(tableThrottles(table, five)) {
 		cid, name := "TableThrottlesAlarm", "dynamodb-throttles"
 		if i > 0 {
@@ -117,8 +144,6 @@ func newAlarms(stack awscdk.Stack, stage, prefix, email string, apiStage awsapig
 				DimensionsMap: &map[string]*string{"QueueName": jsii.String(prefix + "-" + name)}, Period: five, Statistic: jsii.String("Maximum")}),
 			AlarmOldestMessageSeconds)
 	}
-	pressureAlarms(alarmN, prefix, table, fns, configSet, provisioned)
-	return topic
 }
 
 // pressureAlarms are the alarms of what an on-sale or a bad mailing list

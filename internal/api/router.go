@@ -360,12 +360,28 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
-	if rt.s.Edge.Only && !viaEdge && !match.public {
-		writeError(w, r, errNotViaEdge)
+	r, err := rt.admit(w, r, match, viaEdge)
+	if err != nil {
+		writeError(w, r, err)
 		return
 	}
-	// A poll token stands in for a key on the order status routes (contract
-	// section 5 rule 8), on a budget per client network; the handler checks it.
+	if r.Body != nil && rt.s.Limits.MaxBodyBytes > 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, rt.s.Limits.MaxBodyBytes)
+	}
+	if err := match.handle(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+// admit decides whether the matched route may serve r: the edge's proof when
+// only the edge may call, then the key (or a poll token, which stands in for a
+// key on the order status routes, contract section 5 rule 8, on a budget per
+// client network; the handler checks it), the declared query parameters and,
+// for a route whose body the domain does not validate, the key's ceiling.
+func (rt *router) admit(w http.ResponseWriter, r *http.Request, match *route, viaEdge bool) (*http.Request, error) {
+	if rt.s.Edge.Only && !viaEdge && !match.public {
+		return r, errNotViaEdge
+	}
 	var err error
 	switch {
 	case match.pollToken && hasPollToken(r):
@@ -379,16 +395,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && !match.validates {
 		err = rt.s.chargeCeiling(w, r)
 	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if r.Body != nil && rt.s.Limits.MaxBodyBytes > 0 {
-		r.Body = http.MaxBytesReader(w, r.Body, rt.s.Limits.MaxBodyBytes)
-	}
-	if err := match.handle(w, r); err != nil {
-		writeError(w, r, err)
-	}
+	return r, err
 }
 
 func matchPath(segments []string, path string) (map[string]string, bool) {
