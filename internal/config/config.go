@@ -100,7 +100,7 @@ var Vars = []Var{
 	{"TIX_RATE_IP_WRITES", "60", "publishable keys: order and hold creations per client network and key per window"},
 	{"TIX_RATE_PK_READS", "60000", "publishable keys: ceiling of requests per key per window, all clients together, all but order and hold creation"},
 	{"TIX_RATE_PK_WRITES", "6000", "publishable keys: ceiling of order and hold creations per key per window, all clients together"},
-	{"TIX_RATE_POLL_READS", "600", "order status reads with a poll token instead of a key, per client network per window"},
+	{"TIX_RATE_POLL_READS", "3000", "order status reads with a poll token instead of a key, per client network per window (room for many buyers behind one carrier NAT)"},
 	{"TIX_RATE_WINDOW", "1m", "rate-limit window"},
 	{"TIX_MAX_BODY_BYTES", "65536", "largest request body accepted"},
 	{"TIX_KEY_CACHE_TTL", "10s", "how long a process reuses an API key it read: a revocation or budget change takes effect within it; 0s reads the key on every request"},
