@@ -1,40 +1,26 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"tix/internal/clock"
+	"tix/internal/testenv"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
 )
 
-// syncBuffer collects log records written from any goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
 // lostWork is the "timers" count of every "sweep did lost work" record written so far.
-func (s *syncBuffer) lostWork(t *testing.T) []float64 {
+func lostWork(t *testing.T, logs *testenv.SyncBuffer) []float64 {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var counts []float64
-	for _, line := range bytes.Split(s.b.Bytes(), []byte("\n")) {
+	for _, line := range strings.Split(logs.String(), "\n") {
 		var rec map[string]any
-		if len(line) == 0 || json.Unmarshal(line, &rec) != nil || rec["msg"] != "sweep did lost work" {
+		if len(line) == 0 || json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "sweep did lost work" {
 			continue
 		}
 		n, _ := rec["timers"].(float64)
@@ -58,7 +44,7 @@ func TestSweep_LogsLostWorkOnlyForTimersOverdueByTheGrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := res.Order
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(logs, nil)))
 	t.Cleanup(func() { slog.SetDefault(prev) })
@@ -71,7 +57,7 @@ func TestSweep_LogsLostWorkOnlyForTimersOverdueByTheGrace(t *testing.T) {
 		if got, err := a.Store.GetOrder(ctx, o.ID); err != nil || got.Status != ticketing.OrderPending {
 			t.Fatalf("order %v %v after a sweep %s past its expiry, want pending (the queue's timer)", got, err, at.Sub(o.ExpiresAt))
 		}
-		for _, n := range logs.lostWork(t) {
+		for _, n := range lostWork(t, logs) {
 			if n != 0 {
 				t.Fatalf("a sweep %s past the expiry logged %v lost timers, want none", at.Sub(o.ExpiresAt), n)
 			}
@@ -84,7 +70,7 @@ func TestSweep_LogsLostWorkOnlyForTimersOverdueByTheGrace(t *testing.T) {
 	if got, err := a.Store.GetOrder(ctx, o.ID); err != nil || got.Status != ticketing.OrderCancelled {
 		t.Fatalf("order %v %v after a sweep a grace past its expiry, want cancelled", got, err)
 	}
-	if counts := logs.lostWork(t); len(counts) == 0 || counts[len(counts)-1] != 1 {
+	if counts := lostWork(t, logs); len(counts) == 0 || counts[len(counts)-1] != 1 {
 		t.Fatalf("lost-work records %v, want one naming the lost timer", counts)
 	}
 }

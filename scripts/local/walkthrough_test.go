@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -114,25 +113,12 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// syncBuffer is the runner's output, written by its process while read here.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // startRunner starts the local runner and returns its output once it has
 // printed its welcome; it is interrupted (as Ctrl-C does) and its table
 // dropped when the test ends.
 func startRunner(t *testing.T, root, bin string, env []string, table string) string {
 	t.Helper()
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	cmd := exec.Command(bin)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, &out, &out
 	if err := cmd.Start(); err != nil {
