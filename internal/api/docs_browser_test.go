@@ -48,6 +48,7 @@ func TestDocs_ChromiumShowsEveryOperation(t *testing.T) {
 		time.Sleep(500 * time.Millisecond) // the menu follows the scroll
 		t.Logf("screenshot: %s", b.Screenshot(t, "operation"))
 	}
+	checkPhoneWidth(t, b)
 	for _, id := range want {
 		if !slices.Contains(got, id) {
 			t.Errorf("operation %s is not shown", id)
@@ -64,6 +65,27 @@ func TestDocs_ChromiumShowsEveryOperation(t *testing.T) {
 	}
 	if e := b.ConsoleErrors(); len(e) > 0 {
 		t.Errorf("errors on the page: %v", e)
+	}
+}
+
+// checkPhoneWidth shows the reference on a phone-sized screen (390x844, a
+// current iPhone's CSS pixels): it fits the width, without a sideways scroll,
+// and a screenshot is kept for a person to look at.
+func checkPhoneWidth(t *testing.T, b *browser.Browser) {
+	t.Helper()
+	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload()); err != nil {
+		t.Fatalf("phone-sized viewport: %v", err)
+	}
+	if _, err := waitForOperations(b, 1, time.Minute); err != nil {
+		t.Fatalf("the reference on a phone: %v", err)
+	}
+	overflow, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+	if err != nil {
+		t.Fatalf("measure the page's width: %v", err)
+	}
+	t.Logf("screenshot: %s", b.Screenshot(t, "phone"))
+	if overflow > 0 {
+		t.Errorf("on a 390-pixel-wide screen the page is %d pixels too wide (sideways scrolling)", overflow)
 	}
 }
 
