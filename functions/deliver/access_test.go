@@ -9,8 +9,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"tix/internal/app"
-	"tix/internal/email"
-	"tix/internal/mail"
+	"tix/internal/emailjobs"
+	"tix/internal/emailrender"
+	"tix/internal/emailsend"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/webhook"
 )
@@ -30,11 +31,11 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Email on, and a tickets job for the event's order.
-	app.EnableEmail(env.App, discard{}, email.TextRenderer{})
+	app.EnableEmail(env.App, discard{}, emailrender.TextRenderer{})
 	now := time.Now().UTC()
-	job := &email.Job{Subject: *d.OrderID, Name: "tickets", Kind: email.KindTickets, OrganizerID: d.OrganizerID,
-		Environment: d.Environment, OrderID: *d.OrderID, Status: email.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
-	if _, err := env.App.Store.CreateJobs(ctx, []*email.Job{job}); err != nil {
+	job := &emailjobs.Job{Subject: *d.OrderID, Name: "tickets", Kind: emailjobs.KindTickets, OrganizerID: d.OrganizerID,
+		Environment: d.Environment, OrderID: *d.OrderID, Status: emailjobs.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
+	if _, err := env.App.Store.CreateJobs(ctx, []*emailjobs.Job{job}); err != nil {
 		t.Fatal(err)
 	}
 	o, err := env.App.Store.GetOrder(ctx, *d.OrderID)
@@ -53,7 +54,7 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 		body, _ := json.Marshal(m)
 		recs = append(recs, events.SQSMessage{MessageId: string(rune('a' + i)), Body: string(body)})
 	}
-	body, _ := json.Marshal(email.Message{Kind: email.KindEmail, JobID: job.ID(), Due: now})
+	body, _ := json.Marshal(emailjobs.Message{Kind: emailjobs.KindEmail, JobID: job.ID(), Due: now})
 	recs = append(recs, events.SQSMessage{MessageId: "email", Body: string(body)})
 	if _, err := handler(env.App)(ctx, events.SQSEvent{Records: recs}); err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	for _, c := range calls {
 		batch = batch || c.Action == "dynamodb:BatchGetItem"
 	}
-	if j, err := env.App.Store.GetJob(ctx, job.ID()); err != nil || j.Status != email.StatusSent {
+	if j, err := env.App.Store.GetJob(ctx, job.ID()); err != nil || j.Status != emailjobs.StatusSent {
 		t.Errorf("the email job: %+v %v", j, err)
 	}
 	if !batch {
@@ -73,4 +74,4 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 
 type discard struct{}
 
-func (discard) Send(context.Context, mail.Message) (string, error) { return "x", nil }
+func (discard) Send(context.Context, emailsend.Message) (string, error) { return "x", nil }

@@ -11,9 +11,12 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"tix/internal/app"
+	"tix/internal/app/sending"
 )
 
-func main() { lambda.Start(handler(app.FromEnv())) }
+// main wires internal/app/sending: the deliver function alone carries the
+// email sender and renderer.
+func main() { lambda.Start(handler(sending.FromEnv())) }
 
 // handler handles a batch concurrently (one slow receiver does not hold the
 // others back) and reports the failed messages (ReportBatchItemFailures), so

@@ -11,8 +11,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"tix/internal/app"
-	"tix/internal/email"
-	"tix/internal/mail"
+	"tix/internal/emailjobs"
+	"tix/internal/emailrender"
+	"tix/internal/emailsend"
 	"tix/internal/testenv"
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
@@ -46,10 +47,10 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	}
 	swept := order("access-sweep")
 	// Email on: the sweep also sends an overdue email job again.
-	app.EnableEmail(a, discard{}, email.TextRenderer{})
+	app.EnableEmail(a, discard{}, emailrender.TextRenderer{})
 	past := time.Now().UTC().Add(-time.Hour)
-	if _, err := a.Store.CreateJobs(ctx, []*email.Job{{Subject: refunded.ID, Name: "tickets", Kind: email.KindTickets,
-		OrganizerID: "org_l", Environment: ticketing.EnvTest, OrderID: refunded.ID, Status: email.StatusPending,
+	if _, err := a.Store.CreateJobs(ctx, []*emailjobs.Job{{Subject: refunded.ID, Name: "tickets", Kind: emailjobs.KindTickets,
+		OrganizerID: "org_l", Environment: ticketing.EnvTest, OrderID: refunded.ID, Status: emailjobs.StatusPending,
 		MaxAttempts: 3, NextAttemptAt: past, CreatedAt: past}}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,4 +90,4 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 
 type discard struct{}
 
-func (discard) Send(context.Context, mail.Message) (string, error) { return "x", nil }
+func (discard) Send(context.Context, emailsend.Message) (string, error) { return "x", nil }

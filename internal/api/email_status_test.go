@@ -6,8 +6,9 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/clock"
-	"tix/internal/email"
-	"tix/internal/mail"
+	"tix/internal/emailjobs"
+	"tix/internal/emailrender"
+	"tix/internal/emailsend"
 	"tix/internal/ticketing"
 )
 
@@ -18,7 +19,7 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 	h.seedCatalog()
 	sk, _ := h.key(orgA, auth.Secret)
 	skStatus, _ := h.key(orgA, auth.Secret, withScopes(auth.ScopeOrdersStatus))
-	svc := &email.Service{Store: h.st, Clock: h.clk, Settings: email.DefaultSettings}
+	svc := &emailjobs.Service{Store: h.st, Clock: h.clk, Settings: emailjobs.DefaultSettings}
 	h.srv.Email = svc
 
 	o := h.mustOrder(sk, "mail-1", gaBody("evt_concert_ga", 1))
@@ -28,8 +29,8 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 		t.Fatalf("email of a pending order: %v", got["email"])
 	}
 	now := h.clk.Now()
-	if _, err := h.st.CreateJobs(context.Background(), []*email.Job{{Subject: id, Name: "tickets", Kind: email.KindTickets,
-		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: email.StatusPending, MaxAttempts: 5,
+	if _, err := h.st.CreateJobs(context.Background(), []*emailjobs.Job{{Subject: id, Name: "tickets", Kind: emailjobs.KindTickets,
+		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: emailjobs.StatusPending, MaxAttempts: 5,
 		NextAttemptAt: now, CreatedAt: now}}); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.Status, j.SentAt, j.Attempts = email.StatusSent, &now, 1
+	j.Status, j.SentAt, j.Attempts = emailjobs.StatusSent, &now, 1
 	if err := h.st.SaveJob(context.Background(), j, now, false); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestOrderRead_EmailSkippedInTestModeSaysWhy(t *testing.T) {
 	h.seedCatalog()
 	sk, _ := h.key(orgA, auth.Secret)
 	sent := 0
-	svc := &email.Service{Store: h.st, Clock: h.clk, Settings: email.DefaultSettings, Renderer: email.TextRenderer{},
+	svc := &emailjobs.Service{Store: h.st, Clock: h.clk, Settings: emailjobs.DefaultSettings, Renderer: emailrender.TextRenderer{},
 		Sender: senderFunc(func() { sent++ })}
 	h.srv.Email = svc
 	o := h.mustOrder(sk, "mail-skip", gaBody("evt_concert_ga", 1))
@@ -76,12 +77,12 @@ func TestOrderRead_EmailSkippedInTestModeSaysWhy(t *testing.T) {
 		t.Fatalf("simulate-payment: %d %s", r.StatusCode, r.body)
 	}
 	now := h.clk.Now()
-	if _, err := h.st.CreateJobs(context.Background(), []*email.Job{{Subject: id, Name: "tickets", Kind: email.KindTickets,
-		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: email.StatusPending, MaxAttempts: 5,
+	if _, err := h.st.CreateJobs(context.Background(), []*emailjobs.Job{{Subject: id, Name: "tickets", Kind: emailjobs.KindTickets,
+		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: emailjobs.StatusPending, MaxAttempts: 5,
 		NextAttemptAt: now, CreatedAt: now}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Handle(context.Background(), email.Message{Kind: email.KindEmail, JobID: id + "/tickets", Due: now}); err != nil {
+	if err := svc.Handle(context.Background(), emailjobs.Message{Kind: emailjobs.KindEmail, JobID: id + "/tickets", Due: now}); err != nil {
 		t.Fatal(err)
 	}
 	got := h.get("/v1/orders/"+id, sk).json(t)
@@ -97,4 +98,4 @@ func TestOrderRead_EmailSkippedInTestModeSaysWhy(t *testing.T) {
 // senderFunc is a mail sender that calls f and sends nothing.
 type senderFunc func()
 
-func (f senderFunc) Send(context.Context, mail.Message) (string, error) { f(); return "x", nil }
+func (f senderFunc) Send(context.Context, emailsend.Message) (string, error) { f(); return "x", nil }

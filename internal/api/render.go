@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"tix/internal/clock"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
@@ -440,7 +440,7 @@ type orderAdditionsJSON struct {
 	LatePayment  *latePaymentJSON `json:"late_payment,omitempty"`
 	Buyer        *buyerJSON       `json:"buyer,omitempty"`
 	// Email is the buyer's emails (GET /orders/{id}, with buyer only).
-	Email *[]email.JobView `json:"email,omitempty"`
+	Email *[]emailjobs.JobView `json:"email,omitempty"`
 }
 
 // latePaymentJSON is money that reached the order after it was cancelled

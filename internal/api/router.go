@@ -15,7 +15,7 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/clock"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/logging"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -142,9 +142,9 @@ type Server struct {
 	probe healthCache
 }
 
-// OrderEmails reads an order's email jobs (email.Service).
+// OrderEmails reads an order's email jobs (emailjobs.Service).
 type OrderEmails interface {
-	OrderStatus(ctx context.Context, orderID string) ([]email.JobView, error)
+	OrderStatus(ctx context.Context, orderID string) ([]emailjobs.JobView, error)
 }
 
 // Rate-limit buckets.

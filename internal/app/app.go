@@ -15,9 +15,9 @@ import (
 	"tix/internal/awscfg"
 	"tix/internal/clock"
 	"tix/internal/config"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
+	"tix/internal/emailsend"
 	"tix/internal/logging"
-	"tix/internal/mail"
 	"tix/internal/queue"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -36,9 +36,11 @@ type App struct {
 	Server   *api.Server
 	// Payments finds each organizer's SBP provider (live: its T-Bank terminal).
 	Payments *Payments
-	// Email sends the buyers' and owners' emails once EnableEmail gave it a
-	// sender; until then it is nil and no email job is written.
-	Email *email.Service
+	// Email writes the buyers' and owners' email jobs when the configuration
+	// names a sender (TIX_MAIL_SENDER smtp or ses), and sends them once
+	// EnableEmail gave it the sender (the deliver function); with
+	// TIX_MAIL_SENDER=none it is nil and no email job is written.
+	Email *emailjobs.Service
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -55,7 +57,10 @@ func Logger(cfg config.Config) *slog.Logger {
 	return l
 }
 
-// New builds the store, the queue client and the server from the configuration.
+// New wires what every function shares from the configuration: the store,
+// the queues, the sales, webhook and payment services, the HTTP server and,
+// unless TIX_MAIL_SENDER=none, the email jobs, written but not sent (the
+// deliver function adds the sender: internal/app/sending).
 func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	if c == nil {
 		c = clock.System{}
@@ -93,24 +98,12 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		return sales.PaymentNotified(ctx, u)
 	}
 	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
-	if err := enableMail(ctx, a); err != nil {
-		return nil, err
+	if cfg.Mail.Sender != "none" {
+		// Jobs are written here; only the deliver function sends them
+		// (internal/app/sending gives it the sender and the renderer).
+		EnableEmail(a, nil, nil)
 	}
 	return a, nil
-}
-
-// enableMail turns email on when the configuration names a sender
-// (TIX_MAIL_SENDER smtp or ses): buyers' tickets and refund confirmations,
-// owners' alerts, rendered by internal/mail's templates.
-func enableMail(ctx context.Context, a *App) error {
-	sender, err := mail.Open(ctx, a.Config.Mail, a.Config.Region, "")
-	if err != nil {
-		return fmt.Errorf("mail sender: %w", err)
-	}
-	if sender != nil {
-		EnableEmail(a, sender, email.MailRenderer{})
-	}
-	return nil
 }
 
 // NewWebhooks builds the webhook service of the configuration.
@@ -203,41 +196,50 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 // HandleDeliveryMessage runs one deliveries-queue message: a webhook fan-out
 // or attempt, or an email job (kind "email").
 func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
-	if email.IsSESNotification(body) {
+	if emailjobs.IsSESNotification(body) {
 		// SES's bounces and complaints, through the configuration set's SNS
 		// topic into this queue: the addresses are never written to again.
-		n, err := email.ApplySESNotification(ctx, a.Store, body)
+		n, err := emailjobs.ApplySESNotification(ctx, a.Store, body)
 		if n > 0 {
 			slog.InfoContext(ctx, "addresses suppressed", "count", n)
 		}
 		return err
 	}
-	var m email.Message
-	if json.Unmarshal(body, &m) == nil && m.Kind == email.KindEmail {
+	var m emailjobs.Message
+	if json.Unmarshal(body, &m) == nil && m.Kind == emailjobs.KindEmail {
 		if m.JobID == "" || a.Email == nil {
 			return fmt.Errorf("%w: %s", webhook.ErrMalformedMessage, body)
+		}
+		if a.Email.Sender == nil {
+			return ErrNoSender
 		}
 		return a.Email.Handle(ctx, m)
 	}
 	return a.Webhooks.HandleMessage(ctx, body)
 }
 
-// EnableEmail turns email on: the webhook fan-out writes the buyers' jobs in
-// each event's dispatch, disabled endpoints alert their owners, GET
-// /orders/{id} shows the jobs, and the deliveries queue carries their
-// messages, sent through sender as r renders them.
-func EnableEmail(a *App, sender mail.Sender, r email.Renderer) *email.Service {
-	settings := email.DefaultSettings
+// ErrNoSender: an email job's message reached a process wired without the
+// sender (app.New alone; the deliver function wires internal/app/sending).
+var ErrNoSender = errors.New("this process writes email jobs but sends none: the deliver function (internal/app/sending) sends them")
+
+// EnableEmail turns email on: the email pipeline follows the outbox (the
+// webhook fan-out writes the buyers' jobs in each event's dispatch), disabled
+// endpoints alert their owners, GET /orders/{id} shows the jobs, and the
+// deliveries queue carries their messages, sent through sender as r renders
+// them. sender and r are nil in a process that only writes jobs.
+func EnableEmail(a *App, sender emailsend.Sender, r emailjobs.Renderer) *emailjobs.Service {
+	settings := emailjobs.DefaultSettings
 	if n := a.Config.Mail.RecipientDailyCap; n > 0 {
 		settings.RecipientDailyCap = n
 	}
-	a.Email = &email.Service{Store: a.Store, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
+	a.Email = &emailjobs.Service{Store: a.Store, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
 		Clock: a.Webhooks.Clock, Settings: settings}
-	a.Webhooks.Mail = a.Email
+	a.Webhooks.Subscribers = []webhook.Subscriber{a.Email}
+	a.Webhooks.Alerts = a.Email
 	a.Sales.Alerts = a.Email
 	a.Server.Email = a.Email
-	a.Server.KeyIPs = &email.IPWatch{Store: a.Store, Mail: a.Email}
-	a.Server.CeilingAlerts = &email.CeilingWatch{Mail: a.Email}
+	a.Server.KeyIPs = &emailjobs.IPWatch{Store: a.Store, Mail: a.Email}
+	a.Server.CeilingAlerts = &emailjobs.CeilingWatch{Mail: a.Email}
 	return a.Email
 }
 
@@ -270,11 +272,15 @@ func (a *App) HandleTimerMessage(ctx context.Context, body []byte) error {
 	return queue.HandleTimer(ctx, body, a.Sales.Clock.Now(), a.Timers, a.Sales.HandleTimer)
 }
 
-// FromEnv is what every Lambda main does first: read the secrets whose ARN the
-// stack passes from Secrets Manager, read and validate the configuration from
-// the environment, install the logger, wire the service. It exits with the
-// reason when a secret or the configuration is invalid.
-func FromEnv() *App {
+// FromEnv is what the HTTP API and timers functions do first: Start(New).
+func FromEnv() *App { return Start(New) }
+
+// Start reads the secrets whose ARN the stack passes from Secrets Manager,
+// reads and validates the configuration from the environment, installs the
+// logger and wires the service with build (New, or internal/app/sending.New
+// for the deliver function). It exits with the reason when a secret or the
+// configuration is invalid.
+func Start(build func(context.Context, config.Config, clock.Clock) (*App, error)) *App {
 	getenv, err := awscfg.SecretsFromEnv(context.Background(), os.Getenv)
 	if err != nil {
 		slog.Error("secrets", "error", err)
@@ -286,7 +292,7 @@ func FromEnv() *App {
 		os.Exit(1)
 	}
 	Logger(cfg)
-	a, err := New(context.Background(), cfg, nil)
+	a, err := build(context.Background(), cfg, nil)
 	if err != nil {
 		slog.Error("start", "error", err)
 		os.Exit(1)

@@ -13,8 +13,8 @@ import (
 	"tix/internal/app"
 	"tix/internal/auth"
 	"tix/internal/config"
-	"tix/internal/email"
-	"tix/internal/mail/mailtest"
+	"tix/internal/emailjobs"
+	"tix/internal/emailsend/emailtest"
 	"tix/internal/queue"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -26,7 +26,7 @@ import (
 type mailStack struct {
 	ctx   context.Context
 	app   *app.App
-	inbox mailtest.MailDev
+	inbox emailtest.MailDev
 }
 
 var mailTenant = ticketing.Tenant{OrganizerID: "org_mail", Environment: ticketing.EnvTest}
@@ -72,7 +72,7 @@ func newMailStack(t *testing.T, vars map[string]string) *mailStack {
 	if err := st.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
-	return &mailStack{ctx: ctx, app: a, inbox: mailtest.MailDev{URL: testenv.MailDevURL(t)}}
+	return &mailStack{ctx: ctx, app: a, inbox: emailtest.MailDev{URL: testenv.MailDevURL(t)}}
 }
 
 // paidOrder is a test order of qty tickets for buyer, paid.
@@ -92,9 +92,9 @@ func (m *mailStack) paidOrder(t *testing.T, buyer string, qty int) *ticketing.Or
 }
 
 // job waits up to 20 s for the email job to be final and returns it.
-func (m *mailStack) job(t *testing.T, id string) *email.Job {
+func (m *mailStack) job(t *testing.T, id string) *emailjobs.Job {
 	t.Helper()
-	var j *email.Job
+	var j *emailjobs.Job
 	testenv.WaitFor(t, 20*time.Second, "email job "+id+" to finish", func() bool {
 		var err error
 		j, err = m.app.Store.GetJob(m.ctx, id)
@@ -114,7 +114,7 @@ func (m *mailStack) job(t *testing.T, id string) *email.Job {
 func TestEmail_PaidOrderTicketsArriveInTheInbox(t *testing.T) {
 	m := newMailStack(t, nil)
 	ctx, a, inbox := m.ctx, m.app, m.inbox
-	buyer := mailtest.NewAddress("buyer")
+	buyer := emailtest.NewAddress("buyer")
 	if _, err := a.Store.AddTestRecipient(ctx, "org_mail", buyer); err != nil { // test mode mails the organizer's own addresses only
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestEmail_PaidOrderTicketsArriveInTheInbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the tickets email did not reach the inbox: %v", err)
 	}
-	p, err := mailtest.Parse(raw)
+	p, err := emailtest.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestEmail_PaidOrderTicketsArriveInTheInbox(t *testing.T) {
 		t.Fatalf("%d QR images for %d tickets", len(p.Inline), len(paid.Tickets))
 	}
 	for i, img := range p.Inline {
-		got, err := mailtest.DecodeQR(img.Data)
+		got, err := emailtest.DecodeQR(img.Data)
 		var code struct {
 			TicketNumber string `json:"ticket_number"`
 			OrderID      string `json:"order_id"`
@@ -158,10 +158,10 @@ func TestEmail_PaidOrderTicketsArriveInTheInbox(t *testing.T) {
 	if len(p.Attachments) != 1 {
 		t.Fatalf("%d attachments, want the PDF", len(p.Attachments))
 	}
-	if n, err := mailtest.PDFPages(p.Attachments[0].Data); err != nil || n != len(paid.Tickets) {
+	if n, err := emailtest.PDFPages(p.Attachments[0].Data); err != nil || n != len(paid.Tickets) {
 		t.Fatalf("PDF has %d pages (%v), want %d", n, err, len(paid.Tickets))
 	}
-	if n := strings.Count(mailtest.PDFStrings(p.Attachments[0].Data), "(TEST - NOT A VALID TICKET)"); n != len(paid.Tickets) {
+	if n := strings.Count(emailtest.PDFStrings(p.Attachments[0].Data), "(TEST - NOT A VALID TICKET)"); n != len(paid.Tickets) {
 		t.Errorf("%d PDF pages say TEST, want every one of %d", n, len(paid.Tickets))
 	}
 	time.Sleep(time.Second) // room for a second email, if one were to come

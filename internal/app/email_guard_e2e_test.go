@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"tix/internal/email"
-	"tix/internal/mail/mailtest"
+	"tix/internal/emailjobs"
+	"tix/internal/emailsend/emailtest"
 )
 
 // A test-mode order's email reaches only the organizer's own addresses: an
@@ -15,7 +15,7 @@ import (
 // skipped with reason test_mode and nothing reaches the stranger's inbox.
 func TestEmail_TestModeMailsOnlyTheOrganizersOwnAddresses(t *testing.T) {
 	m := newMailStack(t, nil)
-	contact, listed, stranger := mailtest.NewAddress("owner"), mailtest.NewAddress("dev"), mailtest.NewAddress("stranger")
+	contact, listed, stranger := emailtest.NewAddress("owner"), emailtest.NewAddress("dev"), emailtest.NewAddress("stranger")
 	if _, err := m.app.Store.SetContacts(m.ctx, "org_mail", []string{contact}); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestEmail_TestModeMailsOnlyTheOrganizersOwnAddresses(t *testing.T) {
 	}
 	for _, to := range []string{contact, listed} {
 		o := m.paidOrder(t, to, 1)
-		if j := m.job(t, o.ID+"/tickets"); j.Status != email.StatusSent || j.Reason != "" {
+		if j := m.job(t, o.ID+"/tickets"); j.Status != emailjobs.StatusSent || j.Reason != "" {
 			t.Errorf("the tickets job of an organizer's own address: %s %q", j.Status, j.Reason)
 		}
 		if n, err := m.inbox.Count(m.ctx, to); err != nil || n != 1 {
@@ -33,7 +33,7 @@ func TestEmail_TestModeMailsOnlyTheOrganizersOwnAddresses(t *testing.T) {
 	}
 	o := m.paidOrder(t, stranger, 2)
 	j := m.job(t, o.ID+"/tickets")
-	if j.Status != email.StatusSkipped || j.Reason != email.ReasonTestMode || j.LastError != "" || j.ProviderID != "" {
+	if j.Status != emailjobs.StatusSkipped || j.Reason != emailjobs.ReasonTestMode || j.LastError != "" || j.ProviderID != "" {
 		t.Fatalf("a stranger's test-mode job: status %s, reason %q, error %q, provider id %q; want skipped, test_mode", j.Status, j.Reason, j.LastError, j.ProviderID)
 	}
 	time.Sleep(time.Second) // room for a message, were one sent
@@ -50,15 +50,15 @@ func TestEmail_TestModeMailsOnlyTheOrganizersOwnAddresses(t *testing.T) {
 func TestEmail_RecipientDailyCapSendsExactlyTheCapInParallel(t *testing.T) {
 	const limit, resends = 3, 6
 	m := newMailStack(t, map[string]string{"TIX_MAIL_RECIPIENT_DAILY_CAP": strconv.Itoa(limit)})
-	buyer := mailtest.NewAddress("capped")
+	buyer := emailtest.NewAddress("capped")
 	if _, err := m.app.Store.AddTestRecipient(m.ctx, "org_mail", buyer); err != nil {
 		t.Fatal(err)
 	}
 	o := m.paidOrder(t, buyer, 1)
-	if j := m.job(t, o.ID+"/tickets"); j.Status != email.StatusSent {
+	if j := m.job(t, o.ID+"/tickets"); j.Status != emailjobs.StatusSent {
 		t.Fatalf("tickets job %s", j.Status)
 	}
-	jobs := make([]*email.Job, resends)
+	jobs := make([]*emailjobs.Job, resends)
 	for i := range jobs {
 		j, _, err := m.app.Email.Resend(m.ctx, o.ID, "cap"+strconv.Itoa(i)) // queued: the consumer races the calls below
 		if err != nil {
@@ -70,7 +70,7 @@ func TestEmail_RecipientDailyCapSendsExactlyTheCapInParallel(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Go(func() {
-			if err := m.app.Email.Handle(m.ctx, email.Message{Kind: email.KindEmail, JobID: j.ID(), Due: now}); err != nil {
+			if err := m.app.Email.Handle(m.ctx, emailjobs.Message{Kind: emailjobs.KindEmail, JobID: j.ID(), Due: now}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -79,9 +79,9 @@ func TestEmail_RecipientDailyCapSendsExactlyTheCapInParallel(t *testing.T) {
 	sent, capped := 0, 0
 	for _, j := range jobs {
 		switch got := m.job(t, j.ID()); {
-		case got.Status == email.StatusSent:
+		case got.Status == emailjobs.StatusSent:
 			sent++
-		case got.Status == email.StatusSkipped && got.Reason == email.ReasonRecipientDailyCap:
+		case got.Status == emailjobs.StatusSkipped && got.Reason == emailjobs.ReasonRecipientDailyCap:
 			capped++
 		default:
 			t.Errorf("job %s: %s %q", got.ID(), got.Status, got.Reason)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/webhook"
 )
 
@@ -34,7 +34,7 @@ func (d *Deliveries) Send(ctx context.Context, m webhook.Message, delay time.Dur
 
 // SendEmail puts an email job's message on the deliveries queue (its kind
 // "email" tells it from the webhook messages) after delay (at most MaxDelay).
-func (d *Deliveries) SendEmail(ctx context.Context, m email.Message, delay time.Duration) error {
+func (d *Deliveries) SendEmail(ctx context.Context, m emailjobs.Message, delay time.Duration) error {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode email message: %w", err)
@@ -42,4 +42,4 @@ func (d *Deliveries) SendEmail(ctx context.Context, m email.Message, delay time.
 	return d.send(ctx, DeliveriesQueue, body, min(MaxDelay, max(0, delay)))
 }
 
-var _ email.Queue = (*Deliveries)(nil)
+var _ emailjobs.Queue = (*Deliveries)(nil)

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 )
 
 // The daily cap of emails per recipient and organizer: one item per
@@ -25,11 +25,11 @@ import (
 // three days. A busy recipient is one item, not a hot partition: a cap of
 // 20 a day is 20 writes.
 func mailCapKey(org, addr, day string) map[string]types.AttributeValue {
-	sum := sha256.Sum256([]byte(email.Normalize(addr)))
+	sum := sha256.Sum256([]byte(emailjobs.Normalize(addr)))
 	return keyOf("MAILCAP#"+org+"#"+hex.EncodeToString(sum[:]), "DAY#"+day)
 }
 
-// ChargeRecipient implements email.Store.
+// ChargeRecipient implements emailjobs.Store.
 func (s *Store) ChargeRecipient(ctx context.Context, org, addr, day, jobID string, limit int) (bool, error) {
 	d, err := time.Parse(time.DateOnly, day)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 )
@@ -67,7 +67,7 @@ func TestChargeRecipient_ExactlyTheCapUnderConcurrency(t *testing.T) {
 }
 
 // The test allow-list: addresses are kept normalized, once each, at most
-// email.MaxTestRecipients; removing takes one off; an unknown organizer is
+// emailjobs.MaxTestRecipients; removing takes one off; an unknown organizer is
 // not_found; set-contacts and the allow-list do not overwrite each other.
 func TestTestRecipients_AddRemoveAndBound(t *testing.T) {
 	t.Parallel()
@@ -94,13 +94,13 @@ func TestTestRecipients_AddRemoveAndBound(t *testing.T) {
 	if id, err = st.RemoveTestRecipient(ctx, "org_tr", "QA@example.com"); err != nil || !slices.Equal(id.TestRecipients, []string{"dev@example.com"}) {
 		t.Fatalf("after remove: %+v %v", id, err)
 	}
-	for i := range email.MaxTestRecipients - 1 {
+	for i := range emailjobs.MaxTestRecipients - 1 {
 		if _, err := st.AddTestRecipient(ctx, "org_tr", fmt.Sprintf("t%d@example.com", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := st.AddTestRecipient(ctx, "org_tr", "one-more@example.com"); !ticketing.IsCode(err, ticketing.CodeConflict) {
-		t.Errorf("recipient %d: %v, want conflict", email.MaxTestRecipients+1, err)
+		t.Errorf("recipient %d: %v, want conflict", emailjobs.MaxTestRecipients+1, err)
 	}
 	if _, err := st.AddTestRecipient(ctx, "org_tr", "t0@example.com"); err != nil {
 		t.Errorf("adding one that is there, at the bound: %v", err)

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
@@ -29,7 +29,7 @@ var identityAttrs = map[string]string{
 }
 
 // GetIdentity reads an organizer's name and email identity.
-func (s *Store) GetIdentity(ctx context.Context, org string) (*email.Identity, error) {
+func (s *Store) GetIdentity(ctx context.Context, org string) (*emailjobs.Identity, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(org), skOrganizer), ConsistentRead: aws.Bool(true),
 		ReturnConsumedCapacity: s.rcc(),
@@ -39,13 +39,13 @@ func (s *Store) GetIdentity(ctx context.Context, org string) (*email.Identity, e
 	}
 	s.record("GetIdentity", out.ConsumedCapacity)
 	if out.Item == nil {
-		return nil, email.ErrNotFound
+		return nil, emailjobs.ErrNotFound
 	}
 	return identityFrom(org, out.Item), nil
 }
 
-func identityFrom(org string, it map[string]types.AttributeValue) *email.Identity {
-	id := &email.Identity{OrganizerID: org, Name: attrS(it, "name"), SenderName: attrS(it, "mail_sender"),
+func identityFrom(org string, it map[string]types.AttributeValue) *emailjobs.Identity {
+	id := &emailjobs.Identity{OrganizerID: org, Name: attrS(it, "name"), SenderName: attrS(it, "mail_sender"),
 		ReplyTo: attrS(it, "mail_reply_to"), Support: attrS(it, "mail_support"), LogoURL: attrS(it, "mail_logo"),
 		Language: attrS(it, "mail_lang"), Contacts: []string{}, TestRecipients: []string{}}
 	if l, ok := it["mail_contacts"].(*types.AttributeValueMemberL); ok {
@@ -68,7 +68,7 @@ const testRecipientsAttr = "mail_test_recipients"
 
 // SetIdentity sets the named identity fields (keys of identityAttrs; "" removes
 // one) of an existing organizer and returns its identity after.
-func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]string) (*email.Identity, error) {
+func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	var set, remove []string
 	for k, v := range fields {
@@ -77,7 +77,7 @@ func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]s
 			return nil, fmt.Errorf("unknown identity field %q", k)
 		}
 		if k == "sender_name" {
-			if err := email.ValidSenderName(v); err != nil {
+			if err := emailjobs.ValidSenderName(v); err != nil {
 				return nil, ticketing.Invalid("sender_name", "%s", err.Error())
 			}
 		}
@@ -98,7 +98,7 @@ func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]s
 }
 
 // SetContacts replaces an organizer's owner contact addresses.
-func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) (*email.Identity, error) {
+func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	l := &types.AttributeValueMemberL{}
 	for _, c := range contacts {
@@ -108,27 +108,27 @@ func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) 
 }
 
 // AddTestRecipient puts an address (normalized) on the organizer's test
-// allow-list, at most email.MaxTestRecipients of them (conflict beyond);
+// allow-list, at most emailjobs.MaxTestRecipients of them (conflict beyond);
 // adding one that is there changes nothing.
-func (s *Store) AddTestRecipient(ctx context.Context, org, addr string) (*email.Identity, error) {
+func (s *Store) AddTestRecipient(ctx context.Context, org, addr string) (*emailjobs.Identity, error) {
 	x := newExprs()
-	a := email.Normalize(addr)
+	a := emailjobs.Normalize(addr)
 	list := x.n(testRecipientsAttr)
-	cond := "(attribute_not_exists(" + list + ") OR size(" + list + ") < " + x.d(email.MaxTestRecipients) +
+	cond := "(attribute_not_exists(" + list + ") OR size(" + list + ") < " + x.d(emailjobs.MaxTestRecipients) +
 		" OR contains(" + list + ", " + x.s(a) + "))"
 	id, err := s.updateIdentity(ctx, org, x, []string{"ADD " + list + " " + x.v(&types.AttributeValueMemberSS{Value: []string{a}})}, cond)
 	if errors.Is(err, errConditionFailed) {
 		return nil, ticketing.Errorf(ticketing.CodeConflict,
-			"organizer %s has %d test recipients already: remove one first (--remove)", org, email.MaxTestRecipients)
+			"organizer %s has %d test recipients already: remove one first (--remove)", org, emailjobs.MaxTestRecipients)
 	}
 	return id, err
 }
 
 // RemoveTestRecipient takes an address off the organizer's test allow-list
 // (one that is not there changes nothing).
-func (s *Store) RemoveTestRecipient(ctx context.Context, org, addr string) (*email.Identity, error) {
+func (s *Store) RemoveTestRecipient(ctx context.Context, org, addr string) (*emailjobs.Identity, error) {
 	x := newExprs()
-	set := &types.AttributeValueMemberSS{Value: []string{email.Normalize(addr)}}
+	set := &types.AttributeValueMemberSS{Value: []string{emailjobs.Normalize(addr)}}
 	return s.updateIdentity(ctx, org, x, []string{"DELETE " + x.n(testRecipientsAttr) + " " + x.v(set)}, "")
 }
 
@@ -139,7 +139,7 @@ var errConditionFailed = errors.New("condition failed")
 // updateIdentity applies the update clauses to an existing organizer (not
 // found otherwise) under the extra condition cond ("" for none; its failure
 // is errConditionFailed), and returns its identity after.
-func (s *Store) updateIdentity(ctx context.Context, org string, x *exprs, expr []string, cond string) (*email.Identity, error) {
+func (s *Store) updateIdentity(ctx context.Context, org string, x *exprs, expr []string, cond string) (*emailjobs.Identity, error) {
 	if len(expr) == 0 {
 		return s.GetIdentity(ctx, org)
 	}
@@ -177,12 +177,12 @@ func nilIfEmpty(m map[string]types.AttributeValue) map[string]types.AttributeVal
 // complained, keyed by the SHA-256 of the normalized address, so the table
 // holds no address in a key.
 func suppressKey(addr string) map[string]types.AttributeValue {
-	sum := sha256.Sum256([]byte(email.Normalize(addr)))
+	sum := sha256.Sum256([]byte(emailjobs.Normalize(addr)))
 	return keyOf("SUPPRESS#"+hex.EncodeToString(sum[:]), "SUPPRESS")
 }
 
 // Suppress puts an address on the suppression list (again: the latest reason wins).
-func (s *Store) Suppress(ctx context.Context, sup email.Suppression) error {
+func (s *Store) Suppress(ctx context.Context, sup emailjobs.Suppression) error {
 	item := suppressKey(sup.Address)
 	item["reason"] = str(sup.Reason)
 	item["at"] = num(strconv.FormatInt(sup.At.UnixMilli(), 10))
@@ -205,4 +205,4 @@ func (s *Store) Suppressed(ctx context.Context, addr string) (bool, error) {
 	return out.Item != nil, nil
 }
 
-var _ email.Store = (*Store)(nil)
+var _ emailjobs.Store = (*Store)(nil)

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 )
 
 // Email jobs: one item per email owed, in its subject's partition
@@ -33,7 +33,7 @@ func emailPK(subject string) string  { return "EMAIL#" + subject }
 func emailSK(name string) string     { return "JOB#" + name }
 func emailDuePK(shard uint32) string { return "EMDUE#" + strconv.FormatUint(uint64(shard), 10) }
 
-func jobAV(j *email.Job, version int64, due time.Time, isDue bool) (map[string]types.AttributeValue, error) {
+func jobAV(j *emailjobs.Job, version int64, due time.Time, isDue bool) (map[string]types.AttributeValue, error) {
 	doc, err := json.Marshal(j)
 	if err != nil {
 		return nil, fmt.Errorf("encode email job %s: %w", j.ID(), err)
@@ -50,8 +50,8 @@ func jobAV(j *email.Job, version int64, due time.Time, isDue bool) (map[string]t
 	return item, nil
 }
 
-func jobFrom(item map[string]types.AttributeValue) (*email.Job, error) {
-	var j email.Job
+func jobFrom(item map[string]types.AttributeValue) (*emailjobs.Job, error) {
+	var j emailjobs.Job
 	if err := json.Unmarshal([]byte(attrS(item, "doc")), &j); err != nil {
 		return nil, fmt.Errorf("decode email job %s %s: %w", attrS(item, "PK"), attrS(item, "SK"), err)
 	}
@@ -60,7 +60,7 @@ func jobFrom(item map[string]types.AttributeValue) (*email.Job, error) {
 }
 
 // jobPut is a new job's put (version 1), conditional on its absence.
-func (s *Store) jobPut(j *email.Job) (*types.Put, error) {
+func (s *Store) jobPut(j *emailjobs.Job) (*types.Put, error) {
 	due, ok := j.DueAt(0)
 	item, err := jobAV(j, 1, due, ok)
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Store) jobPut(j *email.Job) (*types.Put, error) {
 }
 
 // CreateJobs puts each job unless it exists (an existing job is left as it is).
-func (s *Store) CreateJobs(ctx context.Context, jobs []*email.Job) (int, error) {
+func (s *Store) CreateJobs(ctx context.Context, jobs []*emailjobs.Job) (int, error) {
 	n := 0
 	for _, j := range jobs {
 		p, err := s.jobPut(j)
@@ -94,10 +94,10 @@ func (s *Store) CreateJobs(ctx context.Context, jobs []*email.Job) (int, error) 
 }
 
 // GetJob reads one job (strongly consistent).
-func (s *Store) GetJob(ctx context.Context, id string) (*email.Job, error) {
-	subject, name, ok := email.ParseJobID(id)
+func (s *Store) GetJob(ctx context.Context, id string) (*emailjobs.Job, error) {
+	subject, name, ok := emailjobs.ParseJobID(id)
 	if !ok {
-		return nil, email.ErrNotFound
+		return nil, emailjobs.ErrNotFound
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(emailPK(subject), emailSK(name)), ConsistentRead: aws.Bool(true),
@@ -108,13 +108,13 @@ func (s *Store) GetJob(ctx context.Context, id string) (*email.Job, error) {
 	}
 	s.record("GetJob", out.ConsumedCapacity)
 	if out.Item == nil {
-		return nil, email.ErrNotFound
+		return nil, emailjobs.ErrNotFound
 	}
 	return jobFrom(out.Item)
 }
 
 // SaveJob rewrites j conditional on its version and bumps it.
-func (s *Store) SaveJob(ctx context.Context, j *email.Job, due time.Time, isDue bool) error {
+func (s *Store) SaveJob(ctx context.Context, j *emailjobs.Job, due time.Time, isDue bool) error {
 	item, err := jobAV(j, j.Version+1, due, isDue)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (s *Store) SaveJob(ctx context.Context, j *email.Job, due time.Time, isDue 
 		ReturnConsumedCapacity: s.rcc(),
 	})
 	if _, ok := isConditionFailed(err); ok {
-		return email.ErrStateChanged
+		return emailjobs.ErrStateChanged
 	}
 	if err != nil {
 		return fmt.Errorf("save email job %s: %w", j.ID(), err)
@@ -138,7 +138,7 @@ func (s *Store) SaveJob(ctx context.Context, j *email.Job, due time.Time, isDue 
 }
 
 // OrderJobs returns an order's jobs in name order (a strongly consistent Query).
-func (s *Store) OrderJobs(ctx context.Context, orderID string) ([]*email.Job, error) {
+func (s *Store) OrderJobs(ctx context.Context, orderID string) ([]*emailjobs.Job, error) {
 	if !validID(orderID) {
 		return nil, nil
 	}
@@ -153,7 +153,7 @@ func (s *Store) OrderJobs(ctx context.Context, orderID string) ([]*email.Job, er
 		return nil, fmt.Errorf("query email jobs of %s: %w", orderID, err)
 	}
 	s.record("OrderJobs", out.ConsumedCapacity)
-	jobs := make([]*email.Job, 0, len(out.Items))
+	jobs := make([]*emailjobs.Job, 0, len(out.Items))
 	for _, it := range out.Items {
 		j, err := jobFrom(it)
 		if err != nil {
@@ -165,7 +165,7 @@ func (s *Store) OrderJobs(ctx context.Context, orderID string) ([]*email.Job, er
 }
 
 // OverdueJobs reads the due index EMDUE#0..63 up to now, oldest first.
-func (s *Store) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*email.Job, error) {
+func (s *Store) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*emailjobs.Job, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -175,7 +175,7 @@ func (s *Store) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*e
 		return nil, err
 	}
 	sort.SliceStable(items, func(a, b int) bool { return attrS(items[a], "GSI3SK") < attrS(items[b], "GSI3SK") })
-	res := make([]*email.Job, 0, min(len(items), limit))
+	res := make([]*emailjobs.Job, 0, min(len(items), limit))
 	for _, it := range items {
 		if len(res) == limit {
 			break
@@ -190,7 +190,7 @@ func (s *Store) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*e
 }
 
 // dispatchJobs are the transaction puts of an event's email jobs.
-func (s *Store) dispatchJobs(jobs []*email.Job) ([]types.TransactWriteItem, error) {
+func (s *Store) dispatchJobs(jobs []*emailjobs.Job) ([]types.TransactWriteItem, error) {
 	items := make([]types.TransactWriteItem, 0, len(jobs))
 	for _, j := range jobs {
 		if j.OrderID == "" {

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
-func ticketsJob(orderID string, now time.Time) *email.Job {
-	return &email.Job{Subject: orderID, Name: "tickets", Kind: email.KindTickets, OrganizerID: salesOrg,
-		Environment: ticketing.EnvTest, OrderID: orderID, Status: email.StatusPending, MaxAttempts: 3,
+func ticketsJob(orderID string, now time.Time) *emailjobs.Job {
+	return &emailjobs.Job{Subject: orderID, Name: "tickets", Kind: emailjobs.KindTickets, OrganizerID: salesOrg,
+		Environment: ticketing.EnvTest, OrderID: orderID, Status: emailjobs.StatusPending, MaxAttempts: 3,
 		NextAttemptAt: now, CreatedAt: now, UpdatedAt: now}
 }
 
@@ -27,14 +27,14 @@ func TestDispatchWritesTheEmailJobOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, err := h.st.GetJob(ctx, ev1.Order.ID+"/tickets")
-	if err != nil || j.Version != 1 || j.Status != email.StatusPending {
+	if err != nil || j.Version != 1 || j.Status != emailjobs.StatusPending {
 		t.Fatalf("job after dispatch: %+v %v", j, err)
 	}
 	due, err := h.st.OverdueJobs(ctx, now.Add(time.Second), 10)
 	if err != nil || len(due) != 1 || due[0].ID() != j.ID() {
 		t.Fatalf("overdue jobs %+v %v, want the pending one", due, err)
 	}
-	j.Status = email.StatusSent
+	j.Status = emailjobs.StatusSent
 	if err := h.st.SaveJob(ctx, j, time.Time{}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestDispatchWritesTheEmailJobOnce(t *testing.T) {
 		t.Fatalf("ev2 dispatched=%v %v", dispatched, err)
 	}
 	j, err = h.st.GetJob(ctx, ev1.Order.ID+"/tickets")
-	if err != nil || j.Status != email.StatusSent || j.Version != 2 {
+	if err != nil || j.Status != emailjobs.StatusSent || j.Version != 2 {
 		t.Fatalf("the existing job changed: %+v %v", j, err)
 	}
 	if _, err := h.st.GetJob(ctx, ev2.Order.ID+"/tickets"); err != nil {
@@ -56,7 +56,7 @@ func TestDispatchWritesTheEmailJobOnce(t *testing.T) {
 		t.Fatalf("overdue jobs %+v: a sent job left the due index?", due)
 	}
 	// A dispatched event dispatches no more.
-	if n, err := h.st.CreateJobs(ctx, []*email.Job{ticketsJob(ev1.Order.ID, now)}); err != nil || n != 0 {
+	if n, err := h.st.CreateJobs(ctx, []*emailjobs.Job{ticketsJob(ev1.Order.ID, now)}); err != nil || n != 0 {
 		t.Fatalf("CreateJobs of an existing job: %d %v", n, err)
 	}
 }
@@ -82,7 +82,7 @@ func TestIdentityAndContacts(t *testing.T) {
 	if _, err := h.st.SetContacts(ctx, "org_nobody", nil); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Fatalf("unknown organizer: %v", err)
 	}
-	if _, err := h.st.GetIdentity(ctx, "org_nobody"); err != email.ErrNotFound {
+	if _, err := h.st.GetIdentity(ctx, "org_nobody"); err != emailjobs.ErrNotFound {
 		t.Fatalf("unknown organizer: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
@@ -152,19 +152,27 @@ func (s *Store) UndispatchedEvents(ctx context.Context, olderThan time.Time, lim
 	return ids, nil
 }
 
-// Dispatch puts every delivery (attribute_not_exists, version 1) and the
-// event's email jobs, and marks the event dispatched (REMOVE its GSI2 keys, SET
-// dsp, conditional on attribute_exists(GSI2PK)) in one transaction. A job that
-// exists already (another event of the same order and kind wrote it) is left
-// as it is: the transaction is tried again without it.
-func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs ...*email.Job) error {
+// Dispatch puts every delivery (attribute_not_exists, version 1) and what
+// the event owes its subscribers (email jobs), and marks the event dispatched
+// (REMOVE its GSI2 keys, SET dsp, conditional on attribute_exists(GSI2PK)) in
+// one transaction. A job that exists already (another event of the same order
+// and kind wrote it) is left as it is: the transaction is tried again without it.
+func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, owed ...webhook.Record) error {
+	jobs := make([]*emailjobs.Job, len(owed))
+	for i, r := range owed {
+		j, ok := r.(*emailjobs.Job)
+		if !ok {
+			return fmt.Errorf("dispatch event %s: the store does not keep outbox records of type %T", eventID, r)
+		}
+		jobs[i] = j
+	}
 	for {
 		err := s.dispatch(ctx, eventID, ds, jobs)
 		var tce *types.TransactionCanceledException
 		if err == nil || !errors.As(err, &tce) {
 			return err
 		}
-		var keep []*email.Job
+		var keep []*emailjobs.Job
 		for i, j := range jobs {
 			if r := tce.CancellationReasons[len(ds)+1+i]; r.Code == nil || *r.Code != "ConditionalCheckFailed" {
 				keep = append(keep, j)
@@ -177,7 +185,7 @@ func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Deli
 	}
 }
 
-func (s *Store) dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs []*email.Job) error {
+func (s *Store) dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs []*emailjobs.Job) error {
 	if !validID(eventID) {
 		return webhook.ErrNotFound
 	}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"tix/internal/email"
 	"tix/internal/ticketing"
 )
 
@@ -250,10 +249,10 @@ type OutboxStore interface {
 	UndispatchedEvents(ctx context.Context, olderThan time.Time, limit int) ([]string, error)
 	// Dispatch writes the deliveries (each conditional on not existing) and
 	// marks the event dispatched (conditional on not being dispatched), in one
-	// transaction: ErrStateChanged when it was dispatched already. The
-	// event's email jobs are written in the same transaction, each only if it
-	// does not exist yet.
-	Dispatch(ctx context.Context, eventID string, ds []*Delivery, jobs ...*email.Job) error
+	// transaction: ErrStateChanged when it was dispatched already. What the
+	// event owes its subscribers (owed) is written in the same transaction,
+	// each record only if none with its ID exists yet.
+	Dispatch(ctx context.Context, eventID string, ds []*Delivery, owed ...Record) error
 }
 
 // DeliveryStore keeps deliveries: read for an attempt, saved under their
@@ -309,11 +308,27 @@ type Queue interface {
 	Send(ctx context.Context, m Message, delay time.Duration) error
 }
 
-// Mailer is the email pipeline as the webhook service uses it: the jobs an
-// event's dispatch writes, their messages, and the owner's alert when an
-// endpoint is disabled by its failures (email.Service implements it).
-type Mailer interface {
-	JobsFor(ev *ticketing.OrderEvent, now time.Time) []*email.Job
-	Enqueue(ctx context.Context, jobs []*email.Job)
+// Record is what an event owes a subscriber (an email job): the store writes
+// it in the event's dispatch transaction, unless a record with its ID exists.
+// The store knows the subscribers' record types; this package does not.
+type Record interface {
+	ID() string
+}
+
+// Subscriber follows the outbox's events besides the endpoints: the email
+// pipeline (internal/emailjobs) implements it, so that this package knows
+// nothing of email.
+type Subscriber interface {
+	// Owed returns the records ev owes the subscriber, written in the
+	// event's dispatch.
+	Owed(ev *ticketing.OrderEvent, now time.Time) []Record
+	// Dispatched is told the event's dispatch wrote the records (e.g. to
+	// queue their messages; a failure there is the subscriber's sweep's).
+	Dispatched(ctx context.Context, records []Record)
+}
+
+// OwnerAlerts tells an organizer's owners that an endpoint was disabled by
+// its failures (internal/emailjobs implements it).
+type OwnerAlerts interface {
 	EndpointDisabled(ctx context.Context, org, endpointID, url, reason string, failures int, lastErrors []string, at time.Time)
 }

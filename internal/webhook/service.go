@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"tix/internal/clock"
-	"tix/internal/email"
 	"tix/internal/ticketing"
 )
 
@@ -33,9 +32,11 @@ type Service struct {
 	Box      SecretBox
 	Clock    clock.Clock
 	Settings Settings
-	// Mail, when set, writes the buyer's email jobs in each event's dispatch
-	// and alerts the owner when an endpoint is disabled by its failures.
-	Mail Mailer
+	// Subscribers follow the outbox besides the endpoints (the email
+	// pipeline): what an event owes each is written in its dispatch.
+	Subscribers []Subscriber
+	// Alerts, when set, tells the owner that an endpoint was disabled by its failures.
+	Alerts OwnerAlerts
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
@@ -101,11 +102,13 @@ func (s *Service) Fanout(ctx context.Context, eventID string) error {
 			ds = append(ds, s.newDelivery(ev, ep, now))
 		}
 	}
-	var jobs []*email.Job
-	if s.Mail != nil {
-		jobs = s.Mail.JobsFor(ev, now)
+	owed := make([][]Record, len(s.Subscribers))
+	var all []Record
+	for i, sub := range s.Subscribers {
+		owed[i] = sub.Owed(ev, now)
+		all = append(all, owed[i]...)
 	}
-	if err := s.Store.Dispatch(ctx, ev.ID, ds, jobs...); err != nil {
+	if err := s.Store.Dispatch(ctx, ev.ID, ds, all...); err != nil {
 		if errors.Is(err, ErrStateChanged) {
 			return nil // a duplicate message or the sweep got there first
 		}
@@ -114,8 +117,8 @@ func (s *Service) Fanout(ctx context.Context, eventID string) error {
 	for _, d := range ds {
 		s.sendAttempt(ctx, d)
 	}
-	if s.Mail != nil {
-		s.Mail.Enqueue(ctx, jobs)
+	for i, sub := range s.Subscribers {
+		sub.Dispatched(ctx, owed[i])
 	}
 	return nil
 }
@@ -321,9 +324,9 @@ func (s *Service) health(ctx context.Context, ep *Endpoint, ok bool, lastErr str
 		slog.WarnContext(ctx, "webhook endpoint disabled automatically", "endpoint_id", ep.ID,
 			"organizer_id", ep.OrganizerID, "environment", ep.Environment, "url", ep.URL, "reason", reason)
 		errs := s.skipPending(ctx, ep.ID, "endpoint disabled: "+reason, now)
-		if s.Mail != nil {
+		if s.Alerts != nil {
 			last := append([]string{lastErr}, errs...)
-			s.Mail.EndpointDisabled(ctx, ep.OrganizerID, ep.ID, ep.URL, reason, after.ConsecutiveFailures, last, now)
+			s.Alerts.EndpointDisabled(ctx, ep.OrganizerID, ep.ID, ep.URL, reason, after.ConsecutiveFailures, last, now)
 		}
 	}
 }

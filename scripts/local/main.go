@@ -17,6 +17,7 @@ import (
 
 	"tix/internal/apidocs"
 	"tix/internal/app"
+	"tix/internal/app/sending"
 	"tix/internal/config"
 	"tix/internal/demo"
 	"tix/internal/queue"
@@ -149,7 +150,7 @@ func run() error {
 		sim.stop(shutdown)
 	}()
 
-	a, err := app.New(ctx, cfg, nil)
+	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}

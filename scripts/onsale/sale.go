@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tix/internal/app"
+	"tix/internal/app/sending"
 	"tix/internal/auth"
 	"tix/internal/config"
 	"tix/internal/queue"
@@ -95,7 +96,7 @@ func newApp(ctx context.Context, endpoint string) (*app.App, error) {
 		return nil, err
 	}
 	app.Logger(cfg)
-	a, err := app.New(ctx, cfg, nil)
+	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"tix/internal/auth"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 )
@@ -22,8 +22,8 @@ import (
 
 // mailer is the email service over the operator's store, without a queue or
 // a sender: it writes jobs only.
-func (a *app) mailer(st *store.Store) *email.Service {
-	return &email.Service{Store: st, Clock: a.clock, Settings: email.DefaultSettings}
+func (a *app) mailer(st *store.Store) *emailjobs.Service {
+	return &emailjobs.Service{Store: st, Clock: a.clock, Settings: emailjobs.DefaultSettings}
 }
 
 // stringList is a repeatable flag.
@@ -57,12 +57,12 @@ func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
 		v := f.Value.String()
 		switch f.Name {
 		case "sender-name":
-			if err := email.ValidSenderName(v); err != nil {
+			if err := emailjobs.ValidSenderName(v); err != nil {
 				bad = firstErr(bad, usagef("--sender-name: %v", err))
 			}
 			fields["sender_name"] = *sender
 		case "reply-to":
-			if v != "" && !email.ValidAddress(v) {
+			if v != "" && !emailjobs.ValidAddress(v) {
 				bad = firstErr(bad, usagef("--reply-to must be one plain address, like help@example.com"))
 			}
 			fields["reply_to"] = *replyTo
@@ -113,7 +113,7 @@ func organizersSetContacts(ctx context.Context, a *app, args []string) error {
 		return usagef("give 1 to 5 --email addresses")
 	}
 	for _, e := range emails {
-		if !email.ValidAddress(e) {
+		if !emailjobs.ValidAddress(e) {
 			return usagef("--email %q is not one plain address", e)
 		}
 	}
@@ -128,7 +128,7 @@ func organizersSetContacts(ctx context.Context, a *app, args []string) error {
 	return a.emit(ident, func(w io.Writer) { printIdentity(w, ident) })
 }
 
-func printIdentity(w io.Writer, i *email.Identity) {
+func printIdentity(w io.Writer, i *emailjobs.Identity) {
 	or := func(s string) string {
 		if s == "" {
 			return "-"
@@ -142,10 +142,10 @@ func printIdentity(w io.Writer, i *email.Identity) {
 
 // resendView is orders resend-tickets' output.
 type resendView struct {
-	OrderID string        `json:"order_id"`
-	CallID  string        `json:"call_id"`
-	Created bool          `json:"created"` // false: this call id was used before; nothing new is sent
-	Job     email.JobView `json:"job"`
+	OrderID string            `json:"order_id"`
+	CallID  string            `json:"call_id"`
+	Created bool              `json:"created"` // false: this call id was used before; nothing new is sent
+	Job     emailjobs.JobView `json:"job"`
 }
 
 func ordersResendTickets(ctx context.Context, a *app, args []string) error {
@@ -172,7 +172,7 @@ func ordersResendTickets(ctx context.Context, a *app, args []string) error {
 		}
 		return err
 	}
-	v := resendView{OrderID: rest[0], CallID: *call, Created: created, Job: email.Views([]*email.Job{j})[0]}
+	v := resendView{OrderID: rest[0], CallID: *call, Created: created, Job: emailjobs.Views([]*emailjobs.Job{j})[0]}
 	return a.emit(v, func(w io.Writer) {
 		if created {
 			fmt.Fprintf(w, "Tickets of %s will be sent again to the buyer within about two minutes (call id %s).\n", v.OrderID, v.CallID)
@@ -183,12 +183,12 @@ func ordersResendTickets(ctx context.Context, a *app, args []string) error {
 }
 
 // orderEmails are an order's email jobs for orders show (never nil).
-func orderEmails(ctx context.Context, st *store.Store, orderID string) ([]email.JobView, error) {
+func orderEmails(ctx context.Context, st *store.Store, orderID string) ([]emailjobs.JobView, error) {
 	jobs, err := st.OrderJobs(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}
-	return email.Views(jobs), nil
+	return emailjobs.Views(jobs), nil
 }
 
 // alertRevoked alerts the owner of a revoked live key (once per key); a

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
@@ -113,7 +113,7 @@ func TestResendTicketsAndRevokedKeyAlert(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.json(0, &v, "orders", "resend-tickets", o.ID, "--call-id", "c1")
-	if !v.Created || v.CallID != "c1" || v.Job.Status != email.StatusPending || v.Job.Name != "resend.c1" {
+	if !v.Created || v.CallID != "c1" || v.Job.Status != emailjobs.StatusPending || v.Job.Name != "resend.c1" {
 		t.Errorf("first resend %+v", v)
 	}
 	c.json(0, &v, "orders", "resend-tickets", o.ID, "--call-id", "c1")
@@ -138,8 +138,8 @@ func TestResendTicketsAndRevokedKeyAlert(t *testing.T) {
 	c.json(0, &live, "keys", "create", "--organizer", "org_keys", "--type", "sk", "--env", "live")
 	var revoked map[string]any
 	c.json(0, &revoked, "keys", "revoke", "--id", live.ID)
-	j, err := st.GetJob(ctx, "org_keys/alert."+email.CauseLiveKeyRevoked+"."+live.ID+".0")
-	if err != nil || j.To != "owner@keys.example" || j.Alert == nil || j.Alert.KeyID != live.ID || j.Status != email.StatusPending {
+	j, err := st.GetJob(ctx, "org_keys/alert."+emailjobs.CauseLiveKeyRevoked+"."+live.ID+".0")
+	if err != nil || j.To != "owner@keys.example" || j.Alert == nil || j.Alert.KeyID != live.ID || j.Status != emailjobs.StatusPending {
 		t.Fatalf("alert job %+v %v", j, err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
@@ -39,7 +39,7 @@ type orderView struct {
 	// operator decides).
 	OutsideRefund *orderOutsideRefund `json:"outside_refund"`
 	// Email is the buyer's emails (tickets, refund, resends), oldest first.
-	Email []email.JobView `json:"email"`
+	Email []emailjobs.JobView `json:"email"`
 }
 
 type orderPayment struct {
@@ -78,7 +78,7 @@ func orderViewOf(o *ticketing.Order) orderView {
 		ID: o.ID, OrganizerID: o.OrganizerID, Environment: string(o.Environment), Status: string(o.Status),
 		EventID: o.EventID, EventTitle: o.EventTitle, Quantity: o.Quantity, TotalPrice: o.TotalPrice,
 		Currency: o.Currency, BuyerEmail: o.Buyer.Email, CreatedAt: o.CreatedAt.UTC(), ExpiresAt: o.ExpiresAt.UTC(),
-		PaidAt: utc(o.PaidAt), CancelledAt: utc(o.CancelledAt), Tickets: len(o.Tickets), Email: []email.JobView{},
+		PaidAt: utc(o.PaidAt), CancelledAt: utc(o.CancelledAt), Tickets: len(o.Tickets), Email: []emailjobs.JobView{},
 	}
 	if o.CancelReason != "" {
 		v.CancelReason = &o.CancelReason

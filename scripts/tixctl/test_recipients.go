@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 )
 
 // testRecipientsView is organizers test-recipients' output: the addresses a
@@ -31,7 +31,7 @@ func organizersTestRecipients(ctx context.Context, a *app, args []string) error 
 		return err
 	}
 	for _, e := range append(append([]string(nil), add...), remove...) {
-		if !email.ValidAddress(e) {
+		if !emailjobs.ValidAddress(e) {
 			return usagef("%q is not one plain address, like dev@example.com", e)
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"tix/internal/app"
+	"tix/internal/app/sending"
 	"tix/internal/config"
 	"tix/internal/queue"
 	"tix/internal/ticketing"
@@ -168,7 +169,7 @@ func newApp(ctx context.Context) (*app.App, error) {
 		return nil, err
 	}
 	app.Logger(cfg)
-	a, err := app.New(ctx, cfg, nil)
+	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,8 @@ import (
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/config"
-	"tix/internal/email"
-	"tix/internal/mail"
+	"tix/internal/emailrender"
+	"tix/internal/emailsend"
 	"tix/internal/payment"
 	"tix/internal/payment/tbank"
 	"tix/internal/testenv"
@@ -303,9 +303,9 @@ func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPR
 // message and sends nothing: the table calls of the email path (jobs, the
 // secret keys' distinct-IP records) then show in Record.
 func (e *Env) EnableEmail() {
-	app.EnableEmail(e.App, nullSender{}, email.TextRenderer{})
+	app.EnableEmail(e.App, nullSender{}, emailrender.TextRenderer{})
 }
 
 type nullSender struct{}
 
-func (nullSender) Send(context.Context, mail.Message) (string, error) { return "null", nil }
+func (nullSender) Send(context.Context, emailsend.Message) (string, error) { return "null", nil }

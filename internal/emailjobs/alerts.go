@@ -1,0 +1,87 @@
+package emailjobs
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Alert causes.
+const (
+	CauseEndpointDisabled = "endpoint_disabled" // a webhook endpoint disabled by its failures
+	CauseLiveKeyRevoked   = "live_key_revoked"  // a live key revoked by the operator
+	CauseKeyManyIPs       = "key_many_ips"      // a secret key used from many IPs in a day
+	CauseKeyCeiling       = "key_ceiling"       // a publishable key's ceiling refused requests
+	// CausePartlyRefundedOutside: part of a paid order's money was returned
+	// at the bank, outside tix; the order stays paid, flagged.
+	CausePartlyRefundedOutside = "partly_refunded_outside"
+)
+
+// MaxAlertErrors is how many of an endpoint's last failures its alert lists.
+const MaxAlertErrors = 5
+
+// Raise writes one alert job per owner contact of the organizer, once per
+// cause: the jobs' names carry causeKey, and a job already written is left
+// alone, so the same cause raised again (a retried message, a second
+// process) sends nothing more. An organizer without contacts gets no email;
+// the cause is logged (without addresses). It reports how many jobs it wrote.
+func (s *Service) Raise(ctx context.Context, org, causeKey string, a Alert) (int, error) {
+	id, err := s.identity(ctx, org)
+	if err != nil {
+		return 0, err
+	}
+	if len(id.Contacts) == 0 {
+		slog.WarnContext(ctx, "owner alert without contacts (tixctl organizers set-contacts)", "organizer_id", org, "cause", a.Cause)
+		return 0, nil
+	}
+	now := s.now()
+	jobs := make([]*Job, 0, len(id.Contacts))
+	for i, c := range id.Contacts {
+		j := s.newJob(org, alertName(causeKey, i), KindAlert, org, "", now)
+		alert := a
+		j.To, j.Alert = c, &alert
+		jobs = append(jobs, j)
+	}
+	n, err := s.Store.CreateJobs(ctx, jobs)
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		s.Enqueue(ctx, jobs) // a job written before has its own message or the sweep
+	}
+	return n, nil
+}
+
+// EndpointDisabled alerts the owner that an endpoint was disabled by its
+// failures; the cause is the endpoint and the time it was disabled.
+func (s *Service) EndpointDisabled(ctx context.Context, org, endpointID, url, reason string, failures int, lastErrors []string, at time.Time) {
+	if len(lastErrors) > MaxAlertErrors {
+		lastErrors = lastErrors[:MaxAlertErrors]
+	}
+	a := Alert{Cause: CauseEndpointDisabled, At: at.UTC(), EndpointID: endpointID, URL: url, Reason: reason,
+		Failures: failures, LastErrors: lastErrors}
+	key := CauseEndpointDisabled + "." + safe(endpointID) + "." + strconv.FormatInt(at.UnixMilli(), 10)
+	if _, err := s.Raise(ctx, org, key, a); err != nil {
+		slog.WarnContext(ctx, "owner alert not written", "organizer_id", org, "cause", a.Cause, "error", err)
+	}
+}
+
+// LiveKeyRevoked alerts the owner that a live key was revoked; the cause is the key.
+func (s *Service) LiveKeyRevoked(ctx context.Context, org, keyID string, at time.Time) (int, error) {
+	a := Alert{Cause: CauseLiveKeyRevoked, At: at.UTC(), KeyID: keyID}
+	return s.Raise(ctx, org, CauseLiveKeyRevoked+"."+safe(keyID), a)
+}
+
+// PartlyRefundedOutside alerts the owner that part of a paid order's money
+// was returned at the bank, outside tix (ticketing.OwnerAlerts); the cause is
+// the order, so it is sent once.
+func (s *Service) PartlyRefundedOutside(ctx context.Context, org, orderID, paymentID string, at time.Time) error {
+	a := Alert{Cause: CausePartlyRefundedOutside, At: at.UTC(), OrderID: orderID, PaymentID: paymentID}
+	_, err := s.Raise(ctx, org, CausePartlyRefundedOutside+"."+safe(orderID), a)
+	return err
+}
+
+// safe keeps a name part free of the job id's separators.
+func safe(s string) string { return strings.NewReplacer("/", "_", ".", "_").Replace(s) }

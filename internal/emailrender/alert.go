@@ -1,0 +1,106 @@
+package emailrender
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"tix/internal/emailsend"
+)
+
+// Owner alert kinds.
+const (
+	AlertEndpointDisabled = "endpoint_disabled" // fields: endpoint_id, url, failures (one a line)
+	AlertKeyManyIPs       = "key_many_ips"      // fields: key_id, ips, limit, day
+	AlertLiveKeyRevoked   = "live_key_revoked"  // fields: key_id, revoked_at
+	AlertKeyCeiling       = "key_ceiling"       // fields: key_id, limit, bucket, day
+	// AlertPartlyRefundedOutside: fields order_id, payment_id.
+	AlertPartlyRefundedOutside = "partly_refunded_outside"
+)
+
+// alertText is one alert kind's words in one language: the subject and the
+// opening sentence are fmt formats over the kind's fields, in order.
+type alertText struct {
+	subject, intro, action string
+}
+
+var alertFields = map[string][]string{
+	AlertEndpointDisabled:      {"endpoint_id", "url"},
+	AlertKeyManyIPs:            {"key_id", "ips", "limit", "day"},
+	AlertLiveKeyRevoked:        {"key_id", "revoked_at"},
+	AlertKeyCeiling:            {"key_id", "limit", "bucket", "day"},
+	AlertPartlyRefundedOutside: {"order_id", "payment_id"},
+}
+
+var alertTexts = map[string]alertText{
+	"ru/" + AlertEndpointDisabled: {"Вебхук-эндпоинт %s отключён", "Эндпоинт %s (%s) отключён автоматически: доставки подряд не удавались.",
+		"Исправьте получателя и включите эндпоинт снова; пропущенные события можно отправить повторно."},
+	"en/" + AlertEndpointDisabled: {"Webhook endpoint %s was disabled", "Endpoint %s (%s) was disabled automatically: its deliveries kept failing.",
+		"Fix the receiver and enable the endpoint again; missed events can be redelivered."},
+	"ru/" + AlertKeyManyIPs: {"Ключ %s используется со многих адресов", "Секретный ключ %s использовался с %s разных IP-адресов за %[4]s (порог %[3]s).",
+		"Если это не ваши серверы, отзовите ключ и выпустите новый."},
+	"en/" + AlertKeyManyIPs: {"Key %s is used from many addresses", "Secret key %s was used from %s distinct IP addresses on %[4]s (the threshold is %[3]s).",
+		"If these are not your servers, revoke the key and create a new one."},
+	"ru/" + AlertLiveKeyRevoked: {"Боевой ключ %s отозван", "Боевой ключ %s отозван %s.",
+		"Запросы с этим ключом больше не принимаются. Если вы этого не делали, свяжитесь с поддержкой."},
+	"ru/" + AlertKeyCeiling: {"Ключ %s упёрся в свой потолок запросов", "Публикуемый ключ %s %[4]s исчерпал свой общий потолок: %[2]s запросов (%[3]s) за окно; сверх него всем покупателям отвечали 429.",
+		"Если это обычный спрос, поднимите потолок (tixctl keys set-budget); если нет, посмотрите, откуда идут запросы, и при необходимости выпустите новый ключ."},
+	"en/" + AlertKeyCeiling: {"Key %s reached its request ceiling", "Publishable key %s reached its ceiling of %[2]s %[3]s requests per window (all of its clients together) on %[4]s; requests past it were answered 429 for every buyer.",
+		"If this is real demand, raise the ceiling (tixctl keys set-budget); if not, find where the requests come from and rotate the key if needed."},
+	"en/" + AlertLiveKeyRevoked: {"Live key %s was revoked", "Live key %s was revoked at %s.",
+		"Requests with this key are refused from now on. If you did not do this, contact support."},
+	"ru/" + AlertPartlyRefundedOutside: {"Заказ %s частично возвращён в банке", "Часть оплаты заказа %s (платёж %s) возвращена в личном кабинете банка, не через tix. Заказ остаётся оплаченным, его билеты действуют.",
+		"Решите, какие билеты аннулировать, и сообщите покупателю; заказ отмечен для оператора (tixctl orders show)."},
+	"en/" + AlertPartlyRefundedOutside: {"Order %s was partly refunded at the bank", "emailsend.Part of order %s's payment (%s) was returned in the bank's portal, not through tix. The order stays paid and its tickets stay valid.",
+		"Decide which tickets to void and tell the buyer; the order is flagged for the operator (tixctl orders show)."},
+}
+
+// alertView is what the alert templates read.
+type alertView struct {
+	Lang, Title, Intro, Action string
+	Lines                      []string
+}
+
+// RenderAlert builds an owner alert of kind in language l from its fields
+// (see the Alert* constants). To is left for the caller: one message per
+// contact address.
+func RenderAlert(kind string, fields map[string]string, l string) (emailsend.Message, error) {
+	l, err := lang(l)
+	if err != nil {
+		return emailsend.Message{}, err
+	}
+	names, ok := alertFields[kind]
+	if !ok {
+		return emailsend.Message{}, fmt.Errorf("mail: unknown alert kind %q", kind)
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		if fields[n] == "" {
+			return emailsend.Message{}, fmt.Errorf("mail: alert %s needs field %q", kind, n)
+		}
+		args[i] = fields[n]
+	}
+	t := alertTexts[l+"/"+kind]
+	v := alertView{Lang: l, Title: fmt.Sprintf(t.subject, args[0]), Intro: fmt.Sprintf(t.intro, args...), Action: t.action}
+	for _, line := range strings.Split(fields["failures"], "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			v.Lines = append(v.Lines, line)
+		}
+	}
+	text, html, err := render("alert", l, v)
+	if err != nil {
+		return emailsend.Message{}, err
+	}
+	return emailsend.Message{FromName: "tix", Subject: v.Title, Text: text, HTML: html,
+		Headers: map[string]string{"X-Tix-Kind": "alert-" + kind}}, nil
+}
+
+// AlertKinds lists the alert kinds RenderAlert knows.
+func AlertKinds() []string {
+	out := make([]string, 0, len(alertFields))
+	for k := range alertFields {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,164 @@
+// Package mailtest holds what tests of email need: a parser of raw messages
+// back into their parts, a QR decoder, a PDF page count, and the contract
+// suite every mail.Sender adapter passes. Only tests import it.
+package emailtest
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"fmt"
+	"image/png"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"regexp"
+	"strings"
+
+	"github.com/makiuchi-d/gozxing"
+	"github.com/makiuchi-d/gozxing/qrcode"
+
+	"tix/internal/emailsend"
+)
+
+// Parsed is a raw message read back: decoded headers and every leaf part,
+// with the multipart structure it was found in.
+type Parsed struct {
+	Header      mail.Header
+	From, To    string // addresses
+	FromName    string // decoded display name
+	Subject     string // decoded
+	Text, HTML  string
+	Inline      []emailsend.Part // parts with a Content-ID
+	Attachments []emailsend.Part // parts with Content-Disposition: attachment
+	Structure   []string         // content types, depth-first, e.g. multipart/mixed
+}
+
+var dec = mime.WordDecoder{}
+
+// Parse reads a raw RFC 5322 message.
+func Parse(raw []byte) (*Parsed, error) {
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("read message: %w", err)
+	}
+	p := &Parsed{Header: msg.Header}
+	if p.Subject, err = dec.DecodeHeader(msg.Header.Get("Subject")); err != nil {
+		return nil, fmt.Errorf("subject: %w", err)
+	}
+	from, err := msg.Header.AddressList("From")
+	if err != nil || len(from) != 1 {
+		return nil, fmt.Errorf("from %q: %v", msg.Header.Get("From"), err)
+	}
+	p.From, p.FromName = from[0].Address, from[0].Name
+	to, err := msg.Header.AddressList("To")
+	if err != nil || len(to) != 1 {
+		return nil, fmt.Errorf("to %q: %v", msg.Header.Get("To"), err)
+	}
+	p.To = to[0].Address
+	err = p.walk(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"),
+		msg.Header.Get("Content-Disposition"), msg.Header.Get("Content-ID"), msg.Body)
+	return p, err
+}
+
+func (p *Parsed) walk(ctype, cte, disp, cid string, body io.Reader) error {
+	mt, params, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		return fmt.Errorf("content type %q: %w", ctype, err)
+	}
+	p.Structure = append(p.Structure, mt)
+	if strings.HasPrefix(mt, "multipart/") {
+		r := multipart.NewReader(body, params["boundary"])
+		for {
+			part, err := r.NextRawPart()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			h := part.Header
+			if err := p.walk(h.Get("Content-Type"), h.Get("Content-Transfer-Encoding"), h.Get("Content-Disposition"), h.Get("Content-ID"), part); err != nil {
+				return err
+			}
+		}
+	}
+	data, err := decodeBody(cte, body)
+	if err != nil {
+		return fmt.Errorf("%s body: %w", mt, err)
+	}
+	dt, dparams, _ := mime.ParseMediaType(disp)
+	switch {
+	case dt == "attachment":
+		p.Attachments = append(p.Attachments, emailsend.Part{Filename: dparams["filename"], ContentType: mt, Data: data})
+	case cid != "":
+		p.Inline = append(p.Inline, emailsend.Part{ContentID: strings.Trim(cid, "<>"), Filename: dparams["filename"], ContentType: mt, Data: data})
+	case mt == "text/plain":
+		p.Text = string(data)
+	case mt == "text/html":
+		p.HTML = string(data)
+	}
+	return nil
+}
+
+func decodeBody(cte string, body io.Reader) ([]byte, error) {
+	switch strings.ToLower(cte) {
+	case "base64":
+		return io.ReadAll(base64.NewDecoder(base64.StdEncoding, body))
+	case "quoted-printable":
+		return io.ReadAll(quotedprintable.NewReader(body))
+	}
+	return io.ReadAll(body)
+}
+
+// DecodeQR reads the QR code in a PNG and returns its text.
+func DecodeQR(pngBytes []byte) (string, error) {
+	img, err := png.Decode(bytes.NewReader(pngBytes))
+	if err != nil {
+		return "", fmt.Errorf("png: %w", err)
+	}
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		return "", err
+	}
+	res, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil {
+		return "", fmt.Errorf("decode QR: %w", err)
+	}
+	return res.GetText(), nil
+}
+
+// pageObject matches a PDF page object's type (not /Pages, the page tree).
+var pageObject = regexp.MustCompile(`/Type\s*/Page\b`)
+
+// PDFPages counts the page objects of a PDF, and checks it is one.
+func PDFPages(pdf []byte) (int, error) {
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) || !bytes.Contains(pdf[max(0, len(pdf)-1024):], []byte("%%EOF")) {
+		return 0, fmt.Errorf("not a complete PDF")
+	}
+	return len(pageObject.FindAll(pdf, -1)), nil
+}
+
+// pdfStream matches a PDF stream's content (up to endstream: the end of
+// line before it is left to zlib, which stops at the end of its data).
+var pdfStream = regexp.MustCompile(`(?s)>>\s*stream\r?\n(.*?)endstream`)
+
+// PDFStrings are the literal strings the PDF's content streams show, e.g.
+// what a core font (Helvetica) writes, inflated where the stream is
+// compressed; text in an embedded Unicode font is glyph ids, not found here.
+func PDFStrings(pdf []byte) string {
+	var b strings.Builder
+	for _, m := range pdfStream.FindAllSubmatch(pdf, -1) {
+		data := m[1]
+		if r, err := zlib.NewReader(bytes.NewReader(data)); err == nil {
+			if inflated, err := io.ReadAll(r); err == nil {
+				data = inflated
+			}
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
