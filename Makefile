@@ -54,7 +54,7 @@ bench: setup ## catalog read benchmarks (request units, latency) against DynamoD
 
 bench-mail: setup ## email: render time of a two-ticket order, messages/s one SMTP sender pushes into MailDev
 	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
-	TIX_TEST_SMTP_ENDPOINT=127.0.0.1:$${TIX_SMTP_PORT:-1025} go test -run '^$$' -bench . -benchtime 300x ./internal/mail ; \
+	TIX_TEST_SMTP_ENDPOINT=127.0.0.1:$${TIX_SMTP_PORT:-1025} go test -run '^$$' -bench . -benchtime 300x ./internal/emailrender ./internal/emailsend ; \
 	TIX_STACK_SESSION=bench scripts/stack.sh stop
 
 load: setup ## load POST /orders on DynamoDB Local: p50/p99, orders/s and the share of the bare-transaction floor per client count, oversell check (ORDERS, CLIENTS, CAPACITY)
@@ -72,7 +72,7 @@ onsale-model: setup ## on-sale of one event on DynamoDB Local, metered by partit
 	go run ./scripts/onsale -orders $${ORDERS:-1000} -reads $${READS:-600} -holds $${HOLDS:-100} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
 	TIX_STACK_SESSION=onsale scripts/stack.sh stop; exit $$rc
 
-init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20), and arm64 bootstrap sizes
+init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20) and its arm64 bootstrap size; fails when a function but deliver is over 10 MB
 	@TIX_STACK_SESSION=init-time scripts/stack.sh start --memory; \
 	go run ./scripts/lambdainit -n $${N:-20}; rc=$$?; \
 	TIX_STACK_SESSION=init-time scripts/stack.sh stop; exit $$rc

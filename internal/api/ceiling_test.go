@@ -13,7 +13,7 @@ import (
 )
 
 // ceilingHits records what the router tells CeilingAlerts (the de-dupe and
-// the email are internal/email's, tested there).
+// the email are internal/emailjobs', tested there).
 type ceilingHits struct {
 	mu   sync.Mutex
 	hits []string

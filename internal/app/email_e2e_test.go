@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tix/internal/app"
+	"tix/internal/app/sending"
 	"tix/internal/auth"
 	"tix/internal/config"
 	"tix/internal/emailjobs"
@@ -49,7 +50,7 @@ func newMailStack(t *testing.T, vars map[string]string) *mailStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(ctx, cfg, nil)
+	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

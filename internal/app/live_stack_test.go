@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"tix/internal/app"
+	"tix/internal/app/sending"
 	"tix/internal/auth"
 	"tix/internal/config"
 	"tix/internal/payment"
@@ -86,7 +87,7 @@ func newLiveStack(t *testing.T, o liveOptions) *liveStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(ctx, cfg, nil)
+	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

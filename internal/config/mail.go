@@ -16,7 +16,7 @@ type Mail struct {
 	SMTPPassword        string // TIX_SMTP_PASSWORD
 	SESConfigurationSet string // TIX_SES_CONFIGURATION_SET
 	// RecipientDailyCap is TIX_MAIL_RECIPIENT_DAILY_CAP: emails of orders one
-	// address gets from one organizer in a UTC day (email.Settings).
+	// address gets from one organizer in a UTC day (emailjobs.Settings).
 	RecipientDailyCap int
 }
 

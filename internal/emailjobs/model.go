@@ -1,11 +1,14 @@
-// Package email is tix's email pipeline: the jobs an order's payment or
-// refund owes its buyer, the organizer's alerts, the consumer that claims,
+// Package emailjobs is tix's email pipeline, what is owed to whom and when:
+// the jobs an order's payment or refund owes its buyer (it follows the order
+// outbox as a webhook.Subscriber), the organizer's alerts, the consumer that claims,
 // renders and sends a job exactly once (at most one duplicate after a crash
 // between sending and recording), the sweep that finds jobs whose queue
 // message was lost, organizer identity and the suppression list.
 //
 // It declares its ports (Store, Queue, Renderer) and sends through the
-// emailsend.Sender port; it imports neither AWS nor the HTTP API.
+// emailsend.Sender port; it imports neither AWS nor the HTTP API, nor the
+// renderer (internal/emailrender) or the SES adapter: the HTTP API and timers
+// functions write jobs with it and link neither.
 package emailjobs
 
 import (

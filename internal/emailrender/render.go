@@ -1,3 +1,8 @@
+// Package emailrender is what tix's emails say: a paid order's tickets, a
+// refund's confirmation and the organizers' alerts, in Russian and English
+// (HTML and text templates, a QR image per ticket, the tickets' PDF), and
+// the emailjobs.Renderer over them (Renderer; TextRenderer for tests). Only
+// the deliver function links it (internal/app/sending).
 package emailrender
 
 import (

@@ -1,7 +1,9 @@
-// Package mail is tix's email: the messages it sends (a paid order's tickets,
-// a refund's confirmation, an organizer's alerts), how they are rendered, and
-// the Sender port with its adapters (SMTP for the local stack's inbox, Amazon
-// SES on AWS), both held to one contract suite.
+// Package emailsend sends one message: the Message, the Sender port, MIME
+// encoding and the SMTP adapter (the local stack's inbox, or any relay). The
+// Amazon SES adapter is internal/emailsend/ses; both are held to one contract
+// suite (emailtest.Run). What a message says is internal/emailrender's; which
+// messages are owed, internal/emailjobs'. It takes plain values: internal/app
+// reads the configuration.
 package emailsend
 
 import (

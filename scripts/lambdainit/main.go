@@ -8,7 +8,9 @@
 // with an organizer, a secret test key and an event), hands it one sample
 // event of events/ and times the response POST. Each function is started
 // -n times; p50 and max are printed, with the size of its stripped
-// linux/arm64 bootstrap (as `make build` makes it; the limit is 10 MB).
+// linux/arm64 bootstrap (as `make build` makes it). Every function but
+// deliver, the one that carries the email renderer and sender, must be at
+// most 10 MB: it exits 1 when one is over.
 //
 //	go run ./scripts/lambdainit -n 20     (make init-time)
 package main
@@ -61,7 +63,7 @@ func main() {
 	dynamo := flag.String("dynamodb", envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
 	sqs := flag.String("sqs", envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"), "SQS endpoint")
 	targetMS := flag.Float64("target-ms", 50, "start-up target per function, in milliseconds")
-	limitMB := flag.Float64("limit-mb", 10, "size limit of a linux/arm64 bootstrap, in MB")
+	limitMB := flag.Float64("limit-mb", 10, "size limit of a linux/arm64 bootstrap, in MB (every function but deliver)")
 	timeout := flag.Duration("timeout", 20*time.Second, "longest wait for one start's first answer")
 	flag.Parse()
 	if err := run(options{n: *n, only: *only, dynamo: *dynamo, sqs: *sqs, target: time.Duration(*targetMS * float64(time.Millisecond)),
@@ -129,9 +131,12 @@ func run(o options) error {
 			return err
 		}
 	}
-	report(results, o)
-	return nil
+	return report(results, o)
 }
+
+// unlimited is the function the size limit leaves out: deliver carries the
+// email renderer (templates, QR, PDF) and the SES sender (internal/app/sending).
+const unlimited = "deliver"
 
 // preflight checks the options, the working directory and the emulators, and
 // returns the functions to measure.
@@ -389,7 +394,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
 
-func report(rs []*result, o options) {
+func report(rs []*result, o options) error {
 	fmt.Printf("\nStart-up: process start to the response POST of the first event (%d starts each; init = to the first GET .../next)\n\n", o.n)
 	fmt.Printf("%-9s  %-29s  %-26s  %9s  %12s  %12s  %12s\n", "function", "event", "first answer", "init p50", "answer p50", "answer max", "arm64 size")
 	var slow, big []string
@@ -400,7 +405,7 @@ func report(rs []*result, o options) {
 		if p50 > o.target {
 			slow = append(slow, fmt.Sprintf("%s (p50 %s)", r.name, ms(p50)))
 		}
-		if mb(r.armBytes) > o.limitMB {
+		if mb(r.armBytes) > o.limitMB && r.name != unlimited {
 			big = append(big, fmt.Sprintf("%s (%.1f MB)", r.name, mb(r.armBytes)))
 		}
 	}
@@ -410,9 +415,9 @@ func report(rs []*result, o options) {
 	} else {
 		fmt.Printf("OVER the %s target: %s\n", ms(o.target), strings.Join(slow, ", "))
 	}
-	if len(big) == 0 {
-		fmt.Printf("Every linux/arm64 bootstrap is within the %.0f MB limit.\n", o.limitMB)
-	} else {
-		fmt.Printf("OVER the %.0f MB limit: %s\n", o.limitMB, strings.Join(big, ", "))
+	if len(big) > 0 {
+		return fmt.Errorf("OVER the %.0f MB limit: %s (see what each links: go list -deps ./functions/<name>)", o.limitMB, strings.Join(big, ", "))
 	}
+	fmt.Printf("Every linux/arm64 bootstrap but %s's is within the %.0f MB limit.\n", unlimited, o.limitMB)
+	return nil
 }

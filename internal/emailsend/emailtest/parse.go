@@ -1,6 +1,6 @@
-// Package mailtest holds what tests of email need: a parser of raw messages
+// Package emailtest holds what tests of email need: a parser of raw messages
 // back into their parts, a QR decoder, a PDF page count, and the contract
-// suite every mail.Sender adapter passes. Only tests import it.
+// suite every emailsend.Sender adapter passes. Only tests import it.
 package emailtest
 
 import (

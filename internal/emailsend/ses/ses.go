@@ -1,3 +1,5 @@
+// Package ses is the Amazon SES v2 adapter of emailsend.Sender: only the
+// deliver function links it (internal/app/sending).
 package ses
 
 import (
