@@ -44,7 +44,7 @@ func TestHandler_SampleSQSBatch(t *testing.T) {
 	}
 }
 
-// The Lambda wiring (app.New, as app.FromEnv builds it) never lets a webhook
+// The Lambda wiring (app.New, under app.FromEnv and sending.FromEnv) never lets a webhook
 // endpoint reach loopback, where the Lambda runtime API listens
 // (127.0.0.1:9001): a test endpoint on loopback is refused when saved, and one
 // saved by the local stack is not connected to; only the local stack's
@@ -81,7 +81,7 @@ func TestLambdaWebhooksRefuseLoopback(t *testing.T) {
 }
 
 // No Lambda main grants the loopback allowance (app.New, which they use
-// through app.FromEnv, does not: TestLambdaWebhooksRefuseLoopback).
+// through app.FromEnv or sending.FromEnv, does not: TestLambdaWebhooksRefuseLoopback).
 func TestLambdaMainsNeverAllowLoopback(t *testing.T) {
 	mains, err := filepath.Glob(filepath.Join("..", "*", "*.go"))
 	if err != nil || len(mains) < 6 {
