@@ -31,11 +31,7 @@ func serve(t *testing.T, rt *route, key *auth.Key, req *http.Request) (*httptest
 	t.Helper()
 	s := &Server{Keys: fakeKeys{key}, Clock: clock.System{}, Limits: DefaultLimits}
 	rt.group = GroupCatalog
-	rt.segments = strings.Split(strings.Trim(rt.pattern, "/"), "/")
-	if rt.bucket == "" {
-		rt.bucket = bucketRead
-	}
-	h := &router{s: s, routes: []*route{rt}}
+	h := newRouter(s, []*route{rt})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	var body errorBody

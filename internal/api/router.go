@@ -8,8 +8,9 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,7 +154,10 @@ const (
 	bucketWrite = "write"
 )
 
-// route is one endpoint: who may call it and what it needs.
+// route is one endpoint: who may call it and what it needs. The router
+// registers it on a net/http.ServeMux as "METHOD /pattern"; the mux matches
+// the path and the method and sets r.PathValue, the route's policy (key,
+// scope, query, budget) wraps the handler.
 type route struct {
 	method  string
 	pattern string // path below /v1, with {name} segments
@@ -170,9 +174,9 @@ type route struct {
 	validates bool
 	// query lists the query parameters the route takes; the router answers
 	// any other (or a repeated one) with 400 before the handler runs.
-	query    []string
-	segments []string
-	handle   func(w http.ResponseWriter, r *http.Request) error
+	query  []string
+	handle func(w http.ResponseWriter, r *http.Request) error
+	order  int // place in the table: Allow lists methods in this order
 }
 
 func (s *Server) routes() []*route {
@@ -243,45 +247,20 @@ func (s *Server) Handler(groups ...Group) http.Handler {
 		s.Limits = DefaultLimits
 	}
 	s.Limits = s.Limits.withPublishableDefaults()
-	want := map[Group]bool{}
-	for _, g := range groups {
-		want[g] = true
-	}
 	var rs []*route
 	for _, r := range s.routes() {
-		if !want[r.group] {
-			continue
-		}
-		if r.bucket == "" {
-			r.bucket = bucketRead
-		}
-		r.segments = strings.Split(strings.Trim(r.pattern, "/"), "/")
-		rs = append(rs, r)
-	}
-	// Literal segments win over parameters: /events/by-slug/{slug} before /events/{id}/tiers.
-	sort.SliceStable(rs, func(i, j int) bool { return literals(rs[i]) > literals(rs[j]) })
-	return &router{s: s, routes: rs}
-}
-
-func literals(r *route) int {
-	n := 0
-	for _, seg := range r.segments {
-		if !strings.HasPrefix(seg, "{") {
-			n++
+		if slices.Contains(groups, r.group) {
+			rs = append(rs, r)
 		}
 	}
-	return n
-}
-
-type router struct {
-	s      *Server
-	routes []*route
+	return newRouter(s, rs)
 }
 
 type ctxKey int
 
 const (
 	ctxCaller ctxKey = iota
+	ctxRouted
 )
 
 // requestID is the request's id; the request-id middleware stores it with
@@ -326,49 +305,59 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, ticketing.Errorf(ticketing.CodeInternal, "panic"))
 		}
 	}()
-	if !isHealth && rt.cors(w, r, path) {
+	target := routeURL(path, r.URL.RawQuery)
+	if !isHealth && rt.cors(w, r, target) {
 		return
 	}
+	_, mux := rt.find(r.Method, target)
+	if mux == nil {
+		rt.notRouted(w, r, target)
+		return
+	}
+	// The mux sees the path below /v1 and sets the path values; the route's
+	// handler restores the request's own URL (routeHandler).
+	m := r.WithContext(context.WithValue(r.Context(), ctxRouted, routed{url: r.URL, viaEdge: viaEdge}))
+	m.URL = target
+	mux.ServeHTTP(w, m)
+}
 
-	var pathMatched []*route
-	var match *route
-	var params map[string]string
-	for _, rte := range rt.routes {
-		p, ok := matchPath(rte.segments, path)
-		if !ok {
-			continue
-		}
-		pathMatched = append(pathMatched, rte)
-		if rte.method == r.Method || (r.Method == http.MethodHead && rte.method == http.MethodGet) {
-			match, params = rte, p
-			break
-		}
-	}
-	if match == nil {
-		if len(pathMatched) > 0 {
-			var allow []string
-			for _, m := range pathMatched {
-				allow = append(allow, m.method)
-			}
-			w.Header().Set("Allow", strings.Join(allow, ", ")+", OPTIONS")
-			writeError(w, r, ticketing.Errorf(ticketing.CodeMethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or ")))
-			return
-		}
-		writeError(w, r, ticketing.Errorf(ticketing.CodeNotFound, "no endpoint %s %s; see %s for the API reference", r.Method, r.URL.Path, "/v1/openapi.json"))
+// notRouted answers a request no route takes: 405 with Allow when routes take
+// its path with other methods, else 404, both in the error envelope (never
+// ServeMux's own plain-text answers).
+func (rt *router) notRouted(w http.ResponseWriter, r *http.Request, target *url.URL) {
+	if allow := rt.allowed(target); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", ")+", OPTIONS")
+		writeError(w, r, ticketing.Errorf(ticketing.CodeMethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or ")))
 		return
 	}
-	for k, v := range params {
-		r.SetPathValue(k, v)
-	}
-	r, err := rt.admit(w, r, match, viaEdge)
+	writeError(w, r, ticketing.Errorf(ticketing.CodeNotFound, "no endpoint %s %s; see %s for the API reference", r.Method, r.URL.Path, "/v1/openapi.json"))
+}
+
+// routed is what the router hands a route's handler beside the mux's request.
+type routed struct {
+	url     *url.URL // the request's own URL
+	viaEdge bool
+}
+
+// routeHandler is a route as the mux calls it: admission, the body limit,
+// then the handler; an error is answered in the contract's envelope.
+type routeHandler struct {
+	rt    *router
+	route *route
+}
+
+func (h routeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	in, _ := r.Context().Value(ctxRouted).(routed)
+	r.URL = in.url // r is the router's copy; it keeps the mux's path values
+	r, err := h.rt.admit(w, r, h.route, in.viaEdge)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if r.Body != nil && rt.s.Limits.MaxBodyBytes > 0 {
-		r.Body = http.MaxBytesReader(w, r.Body, rt.s.Limits.MaxBodyBytes)
+	if r.Body != nil && h.rt.s.Limits.MaxBodyBytes > 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, h.rt.s.Limits.MaxBodyBytes)
 	}
-	if err := match.handle(w, r); err != nil {
+	if err := h.route.handle(w, r); err != nil {
 		writeError(w, r, err)
 	}
 }
@@ -398,30 +387,6 @@ func (rt *router) admit(w http.ResponseWriter, r *http.Request, match *route, vi
 	return r, err
 }
 
-func matchPath(segments []string, path string) (map[string]string, bool) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) != len(segments) {
-		return nil, false
-	}
-	var params map[string]string
-	for i, seg := range segments {
-		if strings.HasPrefix(seg, "{") {
-			if parts[i] == "" {
-				return nil, false
-			}
-			if params == nil {
-				params = map[string]string{}
-			}
-			params[strings.Trim(seg, "{}")] = parts[i]
-			continue
-		}
-		if seg != parts[i] {
-			return nil, false
-		}
-	}
-	return params, true
-}
-
 // cors answers preflight requests and marks responses readable by the calling
 // page, for the routes a browser may call: those that take a publishable key,
 // a poll token or no key. Routes only secret keys may call (skOnly) and
@@ -430,7 +395,7 @@ func matchPath(segments []string, path string) (map[string]string, bool) {
 // the real request (publishable keys only work from their allowed origins), so
 // reflecting the origin elsewhere exposes nothing: no cookies are used and no
 // credentials mode is allowed.
-func (rt *router) cors(w http.ResponseWriter, r *http.Request, path string) bool {
+func (rt *router) cors(w http.ResponseWriter, r *http.Request, target *url.URL) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return false
@@ -440,7 +405,7 @@ func (rt *router) cors(w http.ResponseWriter, r *http.Request, path string) bool
 	if preflight {
 		method = r.Header.Get("Access-Control-Request-Method")
 	}
-	if !rt.browserMayCall(path, method) {
+	if rte, _ := rt.find(method, target); rte == nil || rte.skOnly {
 		if preflight {
 			w.WriteHeader(http.StatusNoContent)
 		}
@@ -456,17 +421,6 @@ func (rt *router) cors(w http.ResponseWriter, r *http.Request, path string) bool
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return true
-	}
-	return false
-}
-
-// browserMayCall reports whether the route the router would pick for method
-// and path exists and is not for secret keys only.
-func (rt *router) browserMayCall(path, method string) bool {
-	for _, rte := range rt.routes {
-		if _, ok := matchPath(rte.segments, path); ok && (rte.method == method || (method == http.MethodHead && rte.method == http.MethodGet)) {
-			return !rte.skOnly
-		}
 	}
 	return false
 }
