@@ -101,12 +101,6 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type eventListJSON struct {
-	Data       []eventListEntryJSON `json:"data"`
-	NextCursor *string              `json:"next_cursor"`
-	HasMore    bool                 `json:"has_more"`
-}
-
 // query holds a request's query parameters, already checked by the router
 // against the route's declared parameters (checkQuery).
 type query struct {
@@ -220,12 +214,9 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := s.Clock.Now()
-	out := eventListJSON{Data: make([]eventListEntryJSON, 0, len(page.Events)), HasMore: page.HasMore}
+	out := pageJSON[eventListEntryJSON]{Data: make([]eventListEntryJSON, 0, len(page.Events)), HasMore: page.HasMore, NextCursor: strPtr(page.NextCursor)}
 	for _, le := range page.Events {
 		out.Data = append(out.Data, renderListEntry(le, now))
-	}
-	if page.NextCursor != "" {
-		out.NextCursor = &page.NextCursor
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -253,10 +244,6 @@ func (s *Server) getEventBySlug(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type tierListJSON struct {
-	Data []tierJSON `json:"data"`
-}
-
 func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
 	cat := s.catalogFor(r)
 	v, err := cat.Event(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
@@ -265,7 +252,7 @@ func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
 	}
 	tiers, _ := renderTiers(v)
 	viewCacheHeaders(w, cat)
-	writeJSON(w, http.StatusOK, tierListJSON{Data: tiers})
+	writeJSON(w, http.StatusOK, listJSON[tierJSON]{Data: tiers})
 	return nil
 }
 

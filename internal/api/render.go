@@ -9,20 +9,25 @@ import (
 	"tix/internal/ticketing"
 )
 
-// The contract's response objects (section 2). Nullable fields are pointers
-// without omitempty: null is sent as null, never omitted.
+// The contract's response objects (section 2): one Go type per wire shape.
+// Where a domain type's JSON tags already give the wire bytes it is sent as
+// it is (ticketing.Genre, ticketing.Scene, ticketing.Buyer,
+// ticketing.WebhookOrder, email.JobView); the types below exist because the
+// wire differs from the stored shape (timestamps at second precision in UTC,
+// computed counts, members the store keeps and the API does not send).
+// Nullable fields are pointers without omitempty: null is sent as null, never
+// omitted.
 
-type genreJSON struct {
-	ID   string  `json:"id"`
-	Name string  `json:"name"`
-	Slug *string `json:"slug"`
+// pageJSON is every list response that pages: data, next_cursor, has_more.
+type pageJSON[T any] struct {
+	Data       []T     `json:"data"`
+	NextCursor *string `json:"next_cursor"`
+	HasMore    bool    `json:"has_more"`
 }
 
-type sceneJSON struct {
-	ID      string  `json:"id"`
-	Name    string  `json:"name"`
-	Slug    *string `json:"slug"`
-	LogoURL *string `json:"logo_url"`
+// listJSON is a list response without paging: data only.
+type listJSON[T any] struct {
+	Data []T `json:"data"`
 }
 
 type nextOccurrenceJSON struct {
@@ -31,29 +36,29 @@ type nextOccurrenceJSON struct {
 }
 
 type eventListItemJSON struct {
-	ID             string      `json:"id"`
-	Title          string      `json:"title"`
-	Slug           *string     `json:"slug"`
-	Description    *string     `json:"description"`
-	City           string      `json:"city"`
-	Venue          string      `json:"venue"`
-	CoverURL       *string     `json:"cover_url"`
-	CoverWideURL   *string     `json:"cover_wide_url"`
-	CoverPosterURL *string     `json:"cover_poster_url"`
-	Latitude       *float64    `json:"latitude"`
-	Longitude      *float64    `json:"longitude"`
-	StartsAt       string      `json:"starts_at"`
-	EndsAt         string      `json:"ends_at"`
-	Timezone       string      `json:"timezone"`
-	Status         string      `json:"status"`
-	EventKind      string      `json:"event_kind"`
-	IsFree         bool        `json:"is_free"`
-	Genres         []genreJSON `json:"genres"`
-	Scene          *sceneJSON  `json:"scene"`
-	MinPrice       *int64      `json:"min_price"`
-	Currency       string      `json:"currency"`
-	QtyTotal       int         `json:"qty_total"`
-	QtySold        int         `json:"qty_sold"`
+	ID             string            `json:"id"`
+	Title          string            `json:"title"`
+	Slug           *string           `json:"slug"`
+	Description    *string           `json:"description"`
+	City           string            `json:"city"`
+	Venue          string            `json:"venue"`
+	CoverURL       *string           `json:"cover_url"`
+	CoverWideURL   *string           `json:"cover_wide_url"`
+	CoverPosterURL *string           `json:"cover_poster_url"`
+	Latitude       *float64          `json:"latitude"`
+	Longitude      *float64          `json:"longitude"`
+	StartsAt       string            `json:"starts_at"`
+	EndsAt         string            `json:"ends_at"`
+	Timezone       string            `json:"timezone"`
+	Status         string            `json:"status"`
+	EventKind      string            `json:"event_kind"`
+	IsFree         bool              `json:"is_free"`
+	Genres         []ticketing.Genre `json:"genres"`
+	Scene          *ticketing.Scene  `json:"scene"`
+	MinPrice       *int64            `json:"min_price"`
+	Currency       string            `json:"currency"`
+	QtyTotal       int               `json:"qty_total"`
+	QtySold        int               `json:"qty_sold"`
 }
 
 // eventListEntryJSON always carries next_occurrence (null for single events).
@@ -113,15 +118,9 @@ func renderListItem(e *ticketing.Event, qtyTotal, qtySold int) eventListItemJSON
 		CoverURL: e.CoverURL, CoverWideURL: e.CoverWideURL, CoverPosterURL: e.CoverPosterURL,
 		Latitude: e.Latitude, Longitude: e.Longitude, StartsAt: ts(e.StartsAt), EndsAt: ts(e.EndsAt),
 		Timezone: e.Timezone, Status: string(e.Status), EventKind: string(e.Kind), IsFree: e.IsFree(),
-		Genres: []genreJSON{}, MinPrice: e.MinPrice(), Currency: e.Currency, QtyTotal: qtyTotal, QtySold: qtySold,
+		Genres: []ticketing.Genre{}, Scene: e.Scene, MinPrice: e.MinPrice(), Currency: e.Currency, QtyTotal: qtyTotal, QtySold: qtySold,
 	}
-	for _, g := range e.Genres {
-		item.Genres = append(item.Genres, genreJSON(g))
-	}
-	if e.Scene != nil {
-		sc := sceneJSON(*e.Scene)
-		item.Scene = &sc
-	}
+	item.Genres = append(item.Genres, e.Genres...)
 	return item
 }
 
@@ -290,15 +289,12 @@ type primaryTierJSON struct {
 	PersonsIncluded int    `json:"persons_included"`
 }
 
+// standingTierJSON is a primary tier's members, then the standing tier's own.
 type standingTierJSON struct {
-	ID              string `json:"id"`
-	Name            string `json:"name"`
-	Price           int64  `json:"price"`
-	Currency        string `json:"currency"`
-	PersonsIncluded int    `json:"persons_included"`
-	Color           string `json:"color"`
-	Available       int    `json:"available"`
-	SoldOut         bool   `json:"sold_out"`
+	primaryTierJSON
+	Color     string `json:"color"`
+	Available int    `json:"available"`
+	SoldOut   bool   `json:"sold_out"`
 }
 
 type seatJSON struct {
@@ -365,7 +361,8 @@ func renderSeating(v *ticketing.EventView) seatingJSON {
 		zj.Capacity, zj.Available, zj.SoldOut = &c, &av, av == 0
 		if z.Type == ticketing.ZoneSeated {
 			if t, ok := e.Tier(z.PrimaryTierID); ok {
-				zj.PrimaryTier = &primaryTierJSON{ID: t.ID, Name: t.Name, Price: t.Price, Currency: e.Currency, PersonsIncluded: t.PersonsIncluded}
+				pt := renderPrimaryTier(e, t)
+				zj.PrimaryTier = &pt
 			}
 			zj.Seats = make([]seatJSON, 0, len(z.Seats))
 			for _, s := range z.Seats {
@@ -379,10 +376,8 @@ func renderSeating(v *ticketing.EventView) seatingJSON {
 					continue
 				}
 				tc := v.Stock.TierCount(e, t, v.OccurrenceID, v.Now)
-				zj.StandingTiers = append(zj.StandingTiers, standingTierJSON{
-					ID: t.ID, Name: t.Name, Price: t.Price, Currency: e.Currency, PersonsIncluded: t.PersonsIncluded,
-					Color: t.Color, Available: tc.Available, SoldOut: tc.SoldOut(),
-				})
+				zj.StandingTiers = append(zj.StandingTiers, standingTierJSON{primaryTierJSON: renderPrimaryTier(e, t),
+					Color: t.Color, Available: tc.Available, SoldOut: tc.SoldOut()})
 			}
 		}
 		out.Zones = append(out.Zones, zj)
@@ -394,6 +389,10 @@ func renderSeating(v *ticketing.EventView) seatingJSON {
 		out.Legend = append(out.Legend, legendJSON{TierID: t.ID, Color: t.Color, Label: t.Name, Price: t.Price, Currency: e.Currency})
 	}
 	return out
+}
+
+func renderPrimaryTier(e *ticketing.Event, t *ticketing.Tier) primaryTierJSON {
+	return primaryTierJSON{ID: t.ID, Name: t.Name, Price: t.Price, Currency: e.Currency, PersonsIncluded: t.PersonsIncluded}
 }
 
 // unsellableSeatColor marks seats without a tier.
@@ -420,12 +419,6 @@ func renderSeat(v *ticketing.EventView, z *ticketing.Zone, s ticketing.Seat) sea
 
 // Orders (contract section 2, OrderStatus and OrderStatusWithPII).
 
-type buyerJSON struct {
-	Email string  `json:"email"`
-	Name  *string `json:"name"`
-	Phone *string `json:"phone"`
-}
-
 // orderStatusJSON is the contract's OrderStatus: the WebhookOrder that webhooks
 // carry, then the API's additions and, for secret keys holding orders:read,
 // the buyer (OrderStatusWithPII).
@@ -438,7 +431,7 @@ type orderAdditionsJSON struct {
 	OccurrenceID *string          `json:"occurrence_id"`
 	ExpiresAt    *string          `json:"expires_at"`
 	LatePayment  *latePaymentJSON `json:"late_payment,omitempty"`
-	Buyer        *buyerJSON       `json:"buyer,omitempty"`
+	Buyer        *ticketing.Buyer `json:"buyer,omitempty"`
 	// Email is the buyer's emails (GET /orders/{id}, with buyer only).
 	Email *[]emailjobs.JobView `json:"email,omitempty"`
 }
@@ -479,7 +472,8 @@ func renderOrder(o *ticketing.Order, pii bool) orderStatusJSON {
 			CancelledAt: tsPtr(lp.CancelledAt), RefundedAt: tsPtr(lp.RefundedAt)}
 	}
 	if pii {
-		out.Buyer = &buyerJSON{Email: o.Buyer.Email, Name: o.Buyer.Name, Phone: o.Buyer.Phone}
+		b := o.Buyer
+		out.Buyer = &b
 	}
 	return out
 }

@@ -436,12 +436,6 @@ func (s *Server) getRefund(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type orderListJSON struct {
-	Data       []orderStatusJSON `json:"data"`
-	NextCursor *string           `json:"next_cursor"`
-	HasMore    bool              `json:"has_more"`
-}
-
 func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r.Context())
 	q := queryOf(r)
@@ -468,7 +462,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := orderListJSON{Data: []orderStatusJSON{}, HasMore: page.HasMore, NextCursor: strPtr(page.NextCursor)}
+	out := pageJSON[orderStatusJSON]{Data: []orderStatusJSON{}, HasMore: page.HasMore, NextCursor: strPtr(page.NextCursor)}
 	pii := seesPII(c)
 	for _, o := range page.Orders {
 		out.Data = append(out.Data, renderOrder(o, pii))

@@ -61,9 +61,7 @@ func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Data []webhookEndpointJSON `json:"data"`
-	}{Data: []webhookEndpointJSON{}}
+	out := listJSON[webhookEndpointJSON]{Data: []webhookEndpointJSON{}}
 	for _, e := range eps {
 		out.Data = append(out.Data, renderEndpoint(e))
 	}
@@ -90,11 +88,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Data       []webhookDeliveryJSON `json:"data"`
-		NextCursor *string               `json:"next_cursor"`
-		HasMore    bool                  `json:"has_more"`
-	}{Data: []webhookDeliveryJSON{}, NextCursor: strPtr(page.NextCursor), HasMore: page.HasMore}
+	out := pageJSON[webhookDeliveryJSON]{Data: []webhookDeliveryJSON{}, NextCursor: strPtr(page.NextCursor), HasMore: page.HasMore}
 	for _, d := range page.Deliveries {
 		out.Data = append(out.Data, renderDelivery(d))
 	}
