@@ -83,6 +83,20 @@ func TestPanic_Is500InternalErrorWithoutStack(t *testing.T) {
 	}
 }
 
+// The router is a net/http.ServeMux: the handler sees the pattern that
+// matched and the path values it set, an encoded value decoded.
+func TestRouter_HandlersSeeTheServeMuxPatternAndPathValues(t *testing.T) {
+	rt := &route{method: "GET", pattern: "/things/{id}/parts", handle: func(w http.ResponseWriter, r *http.Request) error {
+		writeJSON(w, 200, map[string]string{"pattern": r.Pattern, "id": r.PathValue("id"), "path": r.URL.Path})
+		return nil
+	}}
+	rec, _ := serve(t, rt, testKey(auth.Secret), authed("GET", "/v1/things/caf%C3%A9/parts/", "", auth.Secret))
+	want := `{"id":"café","path":"/v1/things/café/parts/","pattern":"GET /things/{id}/parts"}` + "\n"
+	if rec.Code != 200 || rec.Body.String() != want {
+		t.Fatalf("%d %s, want %s", rec.Code, rec.Body, want)
+	}
+}
+
 type sampleBody struct {
 	EventID  string   `json:"event_id"`
 	Quantity int      `json:"quantity"`
