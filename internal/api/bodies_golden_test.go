@@ -106,19 +106,22 @@ func TestBodiesGolden_EveryWireResourceAsRecorded(t *testing.T) {
 		obj, _ := v.(map[string]any)
 		return obj
 	}
-	call("ping", "GET", "/v1/ping", "", 200)
-	call("event list", "GET", "/v1/events?limit=100&scope=all", "", 200)
-	call("event list page", "GET", "/v1/events?limit=2", "", 200)
-	call("event detail", "GET", "/v1/events/evt_concert", "", 200)
-	call("event detail by slug, occurrences", "GET", "/v1/events/by-slug/evt_series", "", 200)
-	call("event detail, seated", "GET", "/v1/events/evt_theatre", "", 200)
-	call("tiers", "GET", "/v1/events/evt_concert/tiers", "", 200)
-	call("seating", "GET", "/v1/events/evt_theatre/seating", "", 200)
-	call("seating of an event without", "GET", "/v1/events/evt_concert/seating", "", 200)
-	call("availability, seated", "GET", "/v1/events/evt_theatre/availability", "", 200)
-	call("availability, occurrence", "GET", "/v1/events/evt_series/availability?occurrence_id=occ_1", "", 200)
-	call("availability", "GET", "/v1/events/evt_concert/availability", "", 200)
-
+	for _, c := range []struct{ label, target string }{
+		{"ping", "/v1/ping"},
+		{"event list", "/v1/events?limit=100&scope=all"},
+		{"event list page", "/v1/events?limit=2"},
+		{"event detail", "/v1/events/evt_concert"},
+		{"event detail by slug, occurrences", "/v1/events/by-slug/evt_series"},
+		{"event detail, seated", "/v1/events/evt_theatre"},
+		{"tiers", "/v1/events/evt_concert/tiers"},
+		{"seating", "/v1/events/evt_theatre/seating"},
+		{"seating of an event without", "/v1/events/evt_concert/seating"},
+		{"availability, seated", "/v1/events/evt_theatre/availability"},
+		{"availability, occurrence", "/v1/events/evt_series/availability?occurrence_id=occ_1"},
+		{"availability", "/v1/events/evt_concert/availability"},
+	} {
+		call(c.label, "GET", c.target, "", 200)
+	}
 	hold := call("hold", "POST", "/v1/seat-holds", `{"event_id":"evt_theatre","seat_ids":["seat_A1","seat_B2"]}`, 200)
 	var rsv []string
 	for _, s := range hold["seats"].([]any) {
