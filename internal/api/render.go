@@ -12,7 +12,7 @@ import (
 // The contract's response objects (section 2): one Go type per wire shape.
 // Where a domain type's JSON tags already give the wire bytes it is sent as
 // it is (ticketing.Genre, ticketing.Scene, ticketing.Buyer,
-// ticketing.WebhookOrder, email.JobView); the types below exist because the
+// ticketing.WebhookOrder, emailjobs.JobView); the types below exist because the
 // wire differs from the stored shape (timestamps at second precision in UTC,
 // computed counts, members the store keeps and the API does not send).
 // Nullable fields are pointers without omitempty: null is sent as null, never

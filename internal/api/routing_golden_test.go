@@ -19,9 +19,13 @@ import (
 	"tix/internal/auth"
 )
 
-// updateGolden rewrites the golden files under testdata/ from what the code
+// updateGolden reports whether -update (defined beside the openapi.json test)
+// was given: it rewrites the golden files under testdata/ from what the code
 // answers now (go test ./internal/api -run Golden -update).
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/")
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // The golden routing table: every route and the paths around them, each with
 // every method, without a key and with a secret key holding every scope,
@@ -147,7 +151,7 @@ func describeResponse(res *http.Response) string {
 // checkGolden compares got with the golden file, or rewrites it with -update.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *updateGolden {
+	if updateGolden() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
