@@ -22,12 +22,12 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	env := lambdaenv.New(t)
 	env.AddWebhookDelivery(t) // an endpoint, an order.paid event fanned out, a failed delivery
 	ctx := context.Background()
-	d, err := env.App.Store.GetDelivery(ctx, env.Vars["DELIVERY_ID"])
+	d, err := env.App.Store.Webhooks.GetDelivery(ctx, env.Vars["DELIVERY_ID"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Status, d.FailedAt, d.Attempts = webhook.DeliveryPending, nil, 0
-	if err := env.App.Store.SaveDelivery(ctx, d); err != nil {
+	if err := env.App.Store.Webhooks.SaveDelivery(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	// Email on, and a tickets job for the event's order.
@@ -35,14 +35,14 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	now := time.Now().UTC()
 	job := &emailjobs.Job{Subject: *d.OrderID, Name: "tickets", Kind: emailjobs.KindTickets, OrganizerID: d.OrganizerID,
 		Environment: d.Environment, OrderID: *d.OrderID, Status: emailjobs.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
-	if _, err := env.App.Store.CreateJobs(ctx, []*emailjobs.Job{job}); err != nil {
+	if _, err := env.App.Store.Emails.CreateJobs(ctx, []*emailjobs.Job{job}); err != nil {
 		t.Fatal(err)
 	}
-	o, err := env.App.Store.GetOrder(ctx, *d.OrderID)
+	o, err := env.App.Store.Orders.GetOrder(ctx, *d.OrderID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.App.Store.AddTestRecipient(ctx, d.OrganizerID, o.Buyer.Email); err != nil { // a test order's email reaches only the organizer's own addresses
+	if _, err := env.App.Store.Emails.AddTestRecipient(ctx, d.OrganizerID, o.Buyer.Email); err != nil { // a test order's email reaches only the organizer's own addresses
 		t.Fatal(err)
 	}
 	env.Record()
@@ -64,7 +64,7 @@ func TestHandler_TableCallsAreThoseItsRoleAllows(t *testing.T) {
 	for _, c := range calls {
 		batch = batch || c.Action == "dynamodb:BatchGetItem"
 	}
-	if j, err := env.App.Store.GetJob(ctx, job.ID()); err != nil || j.Status != emailjobs.StatusSent {
+	if j, err := env.App.Store.Emails.GetJob(ctx, job.ID()); err != nil || j.Status != emailjobs.StatusSent {
 		t.Errorf("the email job: %+v %v", j, err)
 	}
 	if !batch {

@@ -25,7 +25,7 @@ func TestHandler_SESBounceSuppressesTheAddress(t *testing.T) {
 		t.Fatalf("handler: %+v %v", res, err)
 	}
 	env.CheckAccess(t, "deliver")
-	if ok, err := env.App.Store.Suppressed(context.Background(), "gone@example.com"); err != nil || !ok {
+	if ok, err := env.App.Store.Emails.Suppressed(context.Background(), "gone@example.com"); err != nil || !ok {
 		t.Fatalf("suppressed: %v %v, want the bounced address on the list", ok, err)
 	}
 }

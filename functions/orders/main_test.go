@@ -22,7 +22,7 @@ func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	calls := env.CheckAccess(t, "orders")                    // what its IAM role allows on AWS
 	lambdaenv.CheckNoKeyItemWrites(t, calls)                 // authenticating reads the key, never writes it
 	lambdaenv.CheckCalled(t, calls, "dynamodb:BatchGetItem") // the refused tiers' shards were read
-	o, err := env.App.Store.GetOrder(context.Background(), env.Vars["LATE_ORDER_ID"])
+	o, err := env.App.Store.Orders.GetOrder(context.Background(), env.Vars["LATE_ORDER_ID"])
 	if err != nil || o.Status != ticketing.OrderPaid || o.LatePayment == nil || o.LatePayment.Outcome != ticketing.LateReinstated {
 		t.Fatalf("late order %+v %v: want paid, reinstated on the last places", o, err)
 	}

@@ -32,7 +32,7 @@ func TestHandler_LatePaymentCheckTableCallsAreThoseItsRoleAllows(t *testing.T) {
 	id := env.LateOrder(t, ticketing.EnvLive)
 	timer := func(kind string) {
 		t.Helper()
-		o, err := a.Store.GetOrder(ctx, id)
+		o, err := a.Store.Orders.GetOrder(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestHandler_LatePaymentCheckTableCallsAreThoseItsRoleAllows(t *testing.T) {
 	}
 	time.Sleep(2100 * time.Millisecond)
 	timer(ticketing.TimerOrderExpiry)
-	if o, _ := a.Store.GetOrder(ctx, id); o.Status != ticketing.OrderCancelled {
+	if o, _ := a.Store.Orders.GetOrder(ctx, id); o.Status != ticketing.OrderCancelled {
 		t.Fatalf("the expiry left order %s %s", id, o.Status)
 	}
 	env.SellOnSale(t, ticketing.EnvLive) // all but its 2 places, one in each shard
@@ -57,7 +57,7 @@ func TestHandler_LatePaymentCheckTableCallsAreThoseItsRoleAllows(t *testing.T) {
 	timer(ticketing.TimerPaymentCheck)
 	calls := env.CheckAccess(t, "timers")
 	lambdaenv.CheckCalled(t, calls, "dynamodb:BatchGetItem")
-	o, err := a.Store.GetOrder(ctx, id)
+	o, err := a.Store.Orders.GetOrder(ctx, id)
 	if err != nil || o.Status != ticketing.OrderPaid || o.LatePayment == nil || o.LatePayment.Outcome != ticketing.LateReinstated {
 		t.Fatalf("late order %+v %v: want paid, reinstated on the last places", o, err)
 	}

@@ -49,12 +49,12 @@ func TestHandler_ExpiresOverdueOrder(t *testing.T) {
 	env := lambdaenv.NewWithClock(t, clk)
 	ctx := context.Background()
 	a := env.App
-	a.Sales.Settings.TestOrderTTL = time.Second
+	a.Sales.Deps.Settings.TestOrderTTL = time.Second
 	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
 	tier := "tier_l"
 	qty := 3
 	email := "b@example.com"
-	res, err := a.Sales.CreateOrder(ctx, c, "expire-me", ticketing.OrderRequest{
+	res, err := a.Sales.Orders.CreateOrder(ctx, c, "expire-me", ticketing.OrderRequest{
 		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
 	})
 	if err != nil {
@@ -66,14 +66,14 @@ func TestHandler_ExpiresOverdueOrder(t *testing.T) {
 	if err != nil || len(out.BatchItemFailures) != 0 {
 		t.Fatalf("handler: %v %+v", err, out)
 	}
-	o, err := a.Store.GetOrder(ctx, res.Order.ID)
+	o, err := a.Store.Orders.GetOrder(ctx, res.Order.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Status != ticketing.OrderCancelled || o.CancelReason != "expired" {
 		t.Fatalf("order %s %s, want cancelled (expired)", o.Status, o.CancelReason)
 	}
-	st, err := a.Store.GetStock(ctx, "evt_lambda", ticketing.EnvTest, "")
+	st, err := a.Store.Catalog.GetStock(ctx, "evt_lambda", ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,18 +109,18 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	env := lambdaenv.NewWithClock(t, clk)
 	ctx := context.Background()
 	a := env.App
-	a.Sales.Settings.TestOrderTTL = 2 * time.Second
+	a.Sales.Deps.Settings.TestOrderTTL = 2 * time.Second
 	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: 2 * time.Second})
-	a.Sales.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
+	a.Sales.Deps.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 		return pay, nil
 	}
-	a.Sales.Timers = failingTimers(t, a)
+	a.Sales.Deps.Timers = failingTimers(t, a)
 	tenant := ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}
 	c := ticketing.Caller{Tenant: tenant, KeyID: "key_l"}
 	order := func(key string, qty int) string {
 		t.Helper()
 		tier, email := "tier_l", "b@example.com"
-		res, err := a.Sales.CreateOrder(ctx, c, key, ticketing.OrderRequest{
+		res, err := a.Sales.Orders.CreateOrder(ctx, c, key, ticketing.OrderRequest{
 			Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
 		})
 		if err != nil {
@@ -130,10 +130,10 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	}
 	expiring := order("lost-expiry", 2)
 	refunded := order("lost-settle", 3)
-	if o, err := a.Sales.Simulate(ctx, tenant, refunded, ticketing.OutcomePaid); err != nil || o.Status != ticketing.OrderPaid {
+	if o, err := a.Sales.Orders.Simulate(ctx, tenant, refunded, ticketing.OutcomePaid); err != nil || o.Status != ticketing.OrderPaid {
 		t.Fatalf("pay: %v", err)
 	}
-	if r, err := a.Sales.RefundOrder(ctx, tenant, refunded, nil); err != nil || r.Status != ticketing.RefundPending {
+	if r, err := a.Sales.Orders.RefundOrder(ctx, tenant, refunded, nil); err != nil || r.Status != ticketing.RefundPending {
 		t.Fatalf("refund: %+v %v", r, err)
 	}
 	raw, err := os.ReadFile(filepath.Join(testenv.EventsDir(), "timers-sweep-schedule.json"))
@@ -143,27 +143,27 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	if out, err := handler(a)(ctx, raw); err != nil || out != nil {
 		t.Fatalf("sweep invocation returned %v, %v", out, err)
 	}
-	if o, _ := a.Store.GetOrder(ctx, expiring); o.Status != ticketing.OrderPending {
+	if o, _ := a.Store.Orders.GetOrder(ctx, expiring); o.Status != ticketing.OrderPending {
 		t.Fatalf("a sweep before the expiry moved the order to %s", o.Status)
 	}
-	if o, _ := a.Store.GetOrder(ctx, refunded); o.Status != ticketing.OrderPaid || o.Refund.Status != ticketing.RefundPending {
+	if o, _ := a.Store.Orders.GetOrder(ctx, refunded); o.Status != ticketing.OrderPaid || o.Refund.Status != ticketing.RefundPending {
 		t.Fatalf("a sweep before the settlement moved the order to %s", o.Status)
 	}
 	if n := soldGA(t, a); n != 5 {
 		t.Fatalf("sold %d before the sweep, want 5", n)
 	}
-	clk.Advance(2100*time.Millisecond + a.Sales.Settings.SweepGrace) // due, and overdue by the sweep's grace
+	clk.Advance(2100*time.Millisecond + a.Sales.Deps.Settings.SweepGrace) // due, and overdue by the sweep's grace
 	if _, err := handler(a)(ctx, raw); err != nil {
 		t.Fatal(err)
 	}
-	o, err := a.Store.GetOrder(ctx, expiring)
+	o, err := a.Store.Orders.GetOrder(ctx, expiring)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Status != ticketing.OrderCancelled || o.CancelReason != "expired" {
 		t.Fatalf("order %s %s after the sweep, want cancelled (expired)", o.Status, o.CancelReason)
 	}
-	if o, err = a.Store.GetOrder(ctx, refunded); err != nil {
+	if o, err = a.Store.Orders.GetOrder(ctx, refunded); err != nil {
 		t.Fatal(err)
 	}
 	if o.Status != ticketing.OrderRefunded || o.Refund.Status != ticketing.RefundCompleted {
@@ -177,7 +177,7 @@ func TestHandler_ScheduledEventSweeps(t *testing.T) {
 	if n := soldGA(t, a); n != 0 {
 		t.Fatalf("sold %d after the sweep, want 0", n)
 	}
-	if due, err := a.Store.DueTimers(ctx, time.Now().Add(time.Hour), 10); err != nil || len(due) != 0 {
+	if due, err := a.Store.Due.DueTimers(ctx, time.Now().Add(time.Hour), 10); err != nil || len(due) != 0 {
 		t.Fatalf("timers still owed after the sweep: %v %v", due, err)
 	}
 	if _, err := handler(a)(ctx, json.RawMessage(`{"source":"aws.s3"}`)); err == nil {
@@ -204,7 +204,7 @@ func failingTimers(t *testing.T, a *app.App) *queue.Timers {
 // soldGA is the units of the general-admission tier taken.
 func soldGA(t *testing.T, a *app.App) int {
 	t.Helper()
-	st, err := a.Store.GetStock(context.Background(), "evt_lambda", ticketing.EnvTest, "")
+	st, err := a.Store.Catalog.GetStock(context.Background(), "evt_lambda", ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}

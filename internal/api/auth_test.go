@@ -17,7 +17,7 @@ func TestAuth_401ForEveryBadKey(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
 	revoked, rk := h.key(orgA, auth.Secret)
-	if _, err := h.st.RevokeKey(context.Background(), rk.ID, t0); err != nil {
+	if _, err := h.st.Keys.RevokeKey(context.Background(), rk.ID, t0); err != nil {
 		t.Fatal(err)
 	}
 	expired, _ := h.key(orgA, auth.Secret, withExpiry(t0.Add(-time.Second)))
@@ -160,7 +160,7 @@ func TestHealth_UpAndDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &api.Server{Keys: down, Health: down, Limits: api.DefaultLimits}
+	srv := &api.Server{Keys: down.Keys, Health: down, Limits: api.DefaultLimits}
 	h.handler = srv.Handler()
 	r = h.do("GET", "/v1/health", "")
 	wantStatus(t, r, http.StatusServiceUnavailable)

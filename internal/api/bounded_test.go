@@ -57,7 +57,7 @@ func TestListEvents_FiltersMatchingNothingAreBoundedPerRequest(t *testing.T) {
 		if i == 25 {
 			e.City = "Kazan"
 		}
-		if err := h.st.PutEvent(ctx, e); err != nil {
+		if err := h.st.Catalog.PutEvent(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}

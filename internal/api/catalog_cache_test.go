@@ -125,7 +125,7 @@ func TestCatalogCache_TenantsApartAndOrdersCheckTheTable(t *testing.T) {
 	h.seedCatalog()
 	small := baseEvent(orgA, "evt_small", "Small Room", day(8))
 	small.Tiers[0].Capacity = 2
-	if err := h.st.PutEvent(context.Background(), small); err != nil {
+	if err := h.st.Catalog.PutEvent(context.Background(), small); err != nil {
 		t.Fatal(err)
 	}
 	withViewCache(h, 2*time.Second)

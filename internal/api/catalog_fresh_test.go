@@ -20,7 +20,7 @@ import (
 func withWatchedViewCache(h *harness) *ticketing.ReadCache {
 	rc := ticketing.NewReadCache(clock.NewFixed(t0), time.Second)
 	h.srv.Catalog.Cache = rc
-	h.sales.Store = rc.Watch(h.sales.Store)
+	*h.sales = *ticketing.NewSales(rc.Watch(h.st.Sales()), h.sales.Deps)
 	return rc
 }
 
@@ -29,7 +29,7 @@ func (h *harness) smallEvent(id string, capacity int) string {
 	h.t.Helper()
 	e := baseEvent(orgA, id, "Small Room", day(8))
 	e.Tiers[0].Capacity = capacity
-	if err := h.st.PutEvent(context.Background(), e); err != nil {
+	if err := h.st.Catalog.PutEvent(context.Background(), e); err != nil {
 		h.t.Fatal(err)
 	}
 	return e.Tiers[0].ID

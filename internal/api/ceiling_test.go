@@ -42,7 +42,7 @@ func TestRateLimit_PKCeilingChargedOnlyByValidRequests(t *testing.T) {
 	hits := &ceilingHits{}
 	h.srv.CeilingAlerts = hits
 	pk, k := h.key(orgA, auth.Publishable, withOrigins(shopOrigin))
-	if _, err := h.st.SetKeyRateLimits(context.Background(), k.ID, budget(auth.RateLimits{Reads: 5, Writes: 5, IPWrites: 3})); err != nil {
+	if _, err := h.st.Keys.SetKeyRateLimits(context.Background(), k.ID, budget(auth.RateLimits{Reads: 5, Writes: 5, IPWrites: 3})); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 100 {

@@ -99,7 +99,7 @@ func TestCatalogReads_DynamoDBRequestsAndReadUnits(t *testing.T) {
 	h := newHarness(t)
 	h.seedCatalog()
 	big := bigSeatedEvent(orgA, "evt_big", 2000)
-	if err := h.st.PutEvent(context.Background(), big); err != nil {
+	if err := h.st.Catalog.PutEvent(context.Background(), big); err != nil {
 		t.Fatal(err)
 	}
 	sk, _ := h.key(orgA, auth.Secret)

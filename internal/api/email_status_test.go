@@ -19,7 +19,7 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 	h.seedCatalog()
 	sk, _ := h.key(orgA, auth.Secret)
 	skStatus, _ := h.key(orgA, auth.Secret, withScopes(auth.ScopeOrdersStatus))
-	svc := &emailjobs.Service{Store: h.st, Clock: h.clk, Settings: emailjobs.DefaultSettings}
+	svc := &emailjobs.Service{Store: h.st.Emails, Orders: h.st.Orders, Events: h.st.Catalog, Clock: h.clk, Settings: emailjobs.DefaultSettings}
 	h.srv.Email = svc
 
 	o := h.mustOrder(sk, "mail-1", gaBody("evt_concert_ga", 1))
@@ -29,7 +29,7 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 		t.Fatalf("email of a pending order: %v", got["email"])
 	}
 	now := h.clk.Now()
-	if _, err := h.st.CreateJobs(context.Background(), []*emailjobs.Job{{Subject: id, Name: "tickets", Kind: emailjobs.KindTickets,
+	if _, err := h.st.Emails.CreateJobs(context.Background(), []*emailjobs.Job{{Subject: id, Name: "tickets", Kind: emailjobs.KindTickets,
 		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: emailjobs.StatusPending, MaxAttempts: 5,
 		NextAttemptAt: now, CreatedAt: now}}); err != nil {
 		t.Fatal(err)
@@ -43,12 +43,12 @@ func TestOrderRead_EmailStatus(t *testing.T) {
 		t.Errorf("email job %v", j)
 	}
 	// Sent: sent_at in the API's timestamp format.
-	j, err := h.st.GetJob(context.Background(), id+"/tickets")
+	j, err := h.st.Emails.GetJob(context.Background(), id+"/tickets")
 	if err != nil {
 		t.Fatal(err)
 	}
 	j.Status, j.SentAt, j.Attempts = emailjobs.StatusSent, &now, 1
-	if err := h.st.SaveJob(context.Background(), j, now, false); err != nil {
+	if err := h.st.Emails.SaveJob(context.Background(), j, now, false); err != nil {
 		t.Fatal(err)
 	}
 	got = h.get("/v1/orders/"+id, sk).json(t)
@@ -68,7 +68,7 @@ func TestOrderRead_EmailSkippedInTestModeSaysWhy(t *testing.T) {
 	h.seedCatalog()
 	sk, _ := h.key(orgA, auth.Secret)
 	sent := 0
-	svc := &emailjobs.Service{Store: h.st, Clock: h.clk, Settings: emailjobs.DefaultSettings, Renderer: emailrender.TextRenderer{},
+	svc := &emailjobs.Service{Store: h.st.Emails, Orders: h.st.Orders, Events: h.st.Catalog, Clock: h.clk, Settings: emailjobs.DefaultSettings, Renderer: emailrender.TextRenderer{},
 		Sender: senderFunc(func() { sent++ })}
 	h.srv.Email = svc
 	o := h.mustOrder(sk, "mail-skip", gaBody("evt_concert_ga", 1))
@@ -77,7 +77,7 @@ func TestOrderRead_EmailSkippedInTestModeSaysWhy(t *testing.T) {
 		t.Fatalf("simulate-payment: %d %s", r.StatusCode, r.body)
 	}
 	now := h.clk.Now()
-	if _, err := h.st.CreateJobs(context.Background(), []*emailjobs.Job{{Subject: id, Name: "tickets", Kind: emailjobs.KindTickets,
+	if _, err := h.st.Emails.CreateJobs(context.Background(), []*emailjobs.Job{{Subject: id, Name: "tickets", Kind: emailjobs.KindTickets,
 		OrganizerID: orgA, Environment: ticketing.EnvTest, OrderID: id, Status: emailjobs.StatusPending, MaxAttempts: 5,
 		NextAttemptAt: now, CreatedAt: now}}); err != nil {
 		t.Fatal(err)

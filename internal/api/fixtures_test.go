@@ -113,7 +113,7 @@ func (h *harness) seedCatalog() map[string]*ticketing.Event {
 	evs["other"] = other
 
 	for _, e := range evs {
-		if err := h.st.PutEvent(context.Background(), e); err != nil {
+		if err := h.st.Catalog.PutEvent(context.Background(), e); err != nil {
 			h.t.Fatal(err)
 		}
 	}

@@ -82,18 +82,18 @@ func newHarness(t *testing.T) *harness {
 		}})
 	settings := ticketing.DefaultSalesSettings
 	settings.TokenSecret = testenv.CursorSecret
-	sales := &ticketing.Sales{
-		Store: st, Timers: timers, Clock: clk, Settings: settings,
+	sales := ticketing.NewSales(st.Sales(), &ticketing.SalesDeps{
+		Timers: timers, Clock: clk, Settings: settings,
 		Payments: func(_ context.Context, _ string, env ticketing.Environment) (ticketing.PaymentProvider, error) {
 			if env == ticketing.EnvTest {
 				return pay, nil
 			}
 			return nil, errors.New("no live provider in tests")
 		},
-	}
+	})
 	srv := &api.Server{
-		Keys: st, Health: st, Clock: clk,
-		Catalog: &ticketing.Catalog{Store: st, Clock: clk},
+		Keys: st.Keys, Health: st, Clock: clk,
+		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: clk},
 		Sales:   sales,
 		Limits:  api.DefaultLimits,
 		Docs:    apidocs.Redoc(),
@@ -104,7 +104,7 @@ func newHarness(t *testing.T) *harness {
 
 func (h *harness) organizer(id string) {
 	h.t.Helper()
-	if err := h.st.CreateOrganizer(context.Background(), ticketing.Organizer{ID: id, Name: id, Verified: true, CreatedAt: t0}); err != nil {
+	if err := h.st.Organizers.CreateOrganizer(context.Background(), ticketing.Organizer{ID: id, Name: id, Verified: true, CreatedAt: t0}); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -127,7 +127,7 @@ func (h *harness) key(org string, typ auth.KeyType, opts ...keyOpt) (string, *au
 	}
 	secret := auth.NewSecret(typ, k.Environment)
 	k.Last4 = secret[len(secret)-4:]
-	if err := h.st.CreateKey(context.Background(), *k, auth.Hash(secret)); err != nil {
+	if err := h.st.Keys.CreateKey(context.Background(), *k, auth.Hash(secret)); err != nil {
 		h.t.Fatal(err)
 	}
 	return secret, k

@@ -29,12 +29,12 @@ func TestPaymentNotification_TokenDecides(t *testing.T) {
 	if acct.SealedPassword, err = box.Seal("api-terminal-pw", aad); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.st.PutPaymentAccount(context.Background(), acct); err != nil {
+	if err := h.st.Payments.PutPaymentAccount(context.Background(), acct); err != nil {
 		t.Fatal(err)
 	}
 	notes := &payment.TBankNotifications{
 		Account: func(ctx context.Context, key string) (*ticketing.PaymentAccount, error) {
-			return h.st.PaymentAccountByTerminal(ctx, ticketing.AcquirerTBank, key)
+			return h.st.Payments.PaymentAccountByTerminal(ctx, ticketing.AcquirerTBank, key)
 		},
 		Password: func(a *ticketing.PaymentAccount) (string, error) { return box.Open(a.SealedPassword, aad) },
 	}

@@ -128,7 +128,7 @@ func TestRateLimit_PKCeilingRefusesPastTheOperatorsCeiling(t *testing.T) {
 	h := newHarness(t)
 	pk, k := h.key(orgA, auth.Publishable, withOrigins(shop))
 	ctx := context.Background()
-	if _, err := h.st.SetKeyRateLimits(ctx, k.ID, budget(auth.RateLimits{Reads: 5})); err != nil {
+	if _, err := h.st.Keys.SetKeyRateLimits(ctx, k.ID, budget(auth.RateLimits{Reads: 5})); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 8 {
@@ -145,7 +145,7 @@ func TestRateLimit_PKCeilingRefusesPastTheOperatorsCeiling(t *testing.T) {
 			t.Errorf("refused by the ceiling: limit %q, body %s", r.Header.Get("X-RateLimit-Limit"), r.body)
 		}
 	}
-	if _, err := h.st.SetKeyRateLimits(ctx, k.ID, budget(auth.RateLimits{Reads: 10})); err != nil {
+	if _, err := h.st.Keys.SetKeyRateLimits(ctx, k.ID, budget(auth.RateLimits{Reads: 10})); err != nil {
 		t.Fatal(err)
 	}
 	h.clk.Advance(h.srv.Limits.KeyCacheTTL)

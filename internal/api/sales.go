@@ -69,7 +69,7 @@ func (s *Server) createHold(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	h, err := s.Sales.CreateHold(r.Context(), s.salesCaller(w, r), key, req)
+	h, err := s.Sales.Holds.CreateHold(r.Context(), s.salesCaller(w, r), key, req)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Server) releaseHolds(w http.ResponseWriter, r *http.Request) error {
 	if req.ReservationIDs == nil {
 		return ticketing.Invalid("reservation_ids", "reservation_ids is required")
 	}
-	n, err := s.Sales.ReleaseHolds(r.Context(), s.salesCaller(w, r), *req.ReservationIDs)
+	n, err := s.Sales.Holds.ReleaseHolds(r.Context(), s.salesCaller(w, r), *req.ReservationIDs)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Sales.CreateOrder(r.Context(), s.salesCaller(w, r), key, req)
+	res, err := s.Sales.Orders.CreateOrder(r.Context(), s.salesCaller(w, r), key, req)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (s *Server) previewOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.Sales.Preview(r.Context(), s.salesCaller(w, r), req)
+	p, err := s.Sales.Pricing.Preview(r.Context(), s.salesCaller(w, r), req)
 	if err != nil {
 		return err
 	}
@@ -289,10 +289,10 @@ func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
 	var err error
 	if c == nil {
 		token, _ := pollToken(r)
-		if o, err = s.Sales.OrderByPollToken(r.Context(), id, token); err != nil {
+		if o, err = s.Sales.Orders.OrderByPollToken(r.Context(), id, token); err != nil {
 			return err
 		}
-	} else if o, err = s.Sales.Order(r.Context(), c.tenant(), id); err != nil {
+	} else if o, err = s.Sales.Orders.Order(r.Context(), c.tenant(), id); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -325,7 +325,7 @@ func (s *Server) simulatePayment(w http.ResponseWriter, r *http.Request) error {
 			return ticketing.Invalid("outcome", "outcome must be paid, cancelled or late_payment")
 		}
 	}
-	o, err := s.Sales.Simulate(r.Context(), c.tenant(), r.PathValue("id"), outcome)
+	o, err := s.Sales.Orders.Simulate(r.Context(), c.tenant(), r.PathValue("id"), outcome)
 	if err != nil {
 		return err
 	}
@@ -374,7 +374,7 @@ type orderTicketsJSON struct {
 }
 
 func (s *Server) getTickets(w http.ResponseWriter, r *http.Request) error {
-	o, err := s.Sales.Tickets(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
+	o, err := s.Sales.Orders.Tickets(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -418,7 +418,7 @@ func (s *Server) refundOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("id")
-	rf, err := s.Sales.RefundOrder(r.Context(), callerOf(r.Context()).tenant(), id, req.Reason)
+	rf, err := s.Sales.Orders.RefundOrder(r.Context(), callerOf(r.Context()).tenant(), id, req.Reason)
 	if err != nil {
 		return err
 	}
@@ -428,7 +428,7 @@ func (s *Server) refundOrder(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) getRefund(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	rf, err := s.Sales.LatestRefund(r.Context(), callerOf(r.Context()).tenant(), id)
+	rf, err := s.Sales.Orders.LatestRefund(r.Context(), callerOf(r.Context()).tenant(), id)
 	if err != nil {
 		return err
 	}
@@ -458,7 +458,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if oq.CreatedAfter != nil && oq.CreatedBefore != nil && oq.CreatedBefore.Before(*oq.CreatedAfter) {
 		return ticketing.Invalid("created_before", "created_before is earlier than created_after")
 	}
-	page, err := s.Sales.Orders(r.Context(), oq)
+	page, err := s.Sales.Orders.Orders(r.Context(), oq)
 	if err != nil {
 		return err
 	}

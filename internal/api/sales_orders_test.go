@@ -405,7 +405,7 @@ func TestOrderIdempotency_ProviderDownThenRetryCompletesTheSameOrder(t *testing.
 		t.Fatalf("order after provider recovery %s", r.body)
 	}
 	// The first attempt's order: bound to the key, one order only, stock taken once.
-	rec, err := h.st.GetIdempotency(context.Background(), ticketing.Tenant{OrganizerID: orgA, Environment: key.Environment}, ticketing.IdemOrder, "down-1")
+	rec, err := h.st.Idempotency.GetIdempotency(context.Background(), ticketing.Tenant{OrganizerID: orgA, Environment: key.Environment}, ticketing.IdemOrder, "down-1")
 	if err != nil || rec == nil {
 		t.Fatalf("idempotency record: %v %v", rec, err)
 	}
@@ -442,13 +442,13 @@ func TestOrderIdempotency_PendingAndInFlightWhileAnotherInvocationHoldsTheLease(
 	h.payDown.Store(true)
 	wantError(t, h.post("/v1/orders", sk, body, idem("lease-1")), http.StatusBadGateway, "payment_provider_error", "")
 	h.payDown.Store(false)
-	rec, err := h.st.GetIdempotency(ctx, tenant, ticketing.IdemOrder, "lease-1")
+	rec, err := h.st.Idempotency.GetIdempotency(ctx, tenant, ticketing.IdemOrder, "lease-1")
 	if err != nil || rec == nil {
 		t.Fatalf("idempotency record: %v %v", rec, err)
 	}
 	other := *rec
 	other.Lease, other.LeaseUntil = "other-invocation", h.clk.Now().Add(30*time.Second)
-	if err := h.st.ClaimIdempotency(ctx, &other, rec.Lease); err != nil {
+	if err := h.st.Idempotency.ClaimIdempotency(ctx, &other, rec.Lease); err != nil {
 		t.Fatal(err)
 	}
 	r := h.post("/v1/orders", sk, body, idem("lease-1"))
@@ -469,7 +469,7 @@ func TestOrderIdempotency_PendingAndInFlightWhileAnotherInvocationHoldsTheLease(
 	// An identical request in flight that has not written its order yet: 409 conflict.
 	inflight := &ticketing.Idempotency{Tenant: tenant, Scope: ticketing.IdemOrder, Key: "lease-2", RequestHash: rec.RequestHash,
 		ResourceID: "ord_InFlightInFlight0000", Lease: "in-flight", LeaseUntil: h.clk.Now().Add(30 * time.Second), CreatedAt: h.clk.Now()}
-	if _, err := h.st.BeginIdempotency(ctx, inflight, h.clk.Now()); err != nil {
+	if _, err := h.st.Idempotency.BeginIdempotency(ctx, inflight, h.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, h.post("/v1/orders", sk, body, idem("lease-2")), http.StatusConflict, "conflict", "")

@@ -148,7 +148,7 @@ func TestOrderRead_ExpiryWithoutCleanupReturnsStock(t *testing.T) {
 	wantError(t, h.simulate(sk, ga["id"].(string), ""), http.StatusConflict, "conflict", "")
 	// The recorded expiry timer finds the work done and changes nothing.
 	for _, tm := range h.timers.take() {
-		if err := h.sales.HandleTimer(context.Background(), tm); err != nil {
+		if err := h.sales.Orders.HandleTimer(context.Background(), tm); err != nil {
 			t.Fatalf("timer %+v: %v", tm, err)
 		}
 	}
@@ -174,20 +174,20 @@ func TestOrderExpiry_TimerCancelsAndReturnsStock(t *testing.T) {
 		t.Fatalf("expiry timer %+v, want one due in about 15 minutes", expiry)
 	}
 	// Early delivery: re-scheduled, order untouched.
-	if err := h.sales.HandleTimer(context.Background(), *expiry); err != nil {
+	if err := h.sales.Orders.HandleTimer(context.Background(), *expiry); err != nil {
 		t.Fatal(err)
 	}
 	if again := h.timers.take(); len(again) != 1 || again[0].Kind != ticketing.TimerOrderExpiry {
 		t.Errorf("early timer re-scheduled as %+v", again)
 	}
-	if stored, _ := h.st.GetOrder(context.Background(), id); stored.Status != ticketing.OrderPending {
+	if stored, _ := h.st.Orders.GetOrder(context.Background(), id); stored.Status != ticketing.OrderPending {
 		t.Fatalf("early timer changed the order to %s", stored.Status)
 	}
 	h.clk.Advance(15 * time.Minute)
-	if err := h.sales.HandleTimer(context.Background(), *expiry); err != nil {
+	if err := h.sales.Orders.HandleTimer(context.Background(), *expiry); err != nil {
 		t.Fatal(err)
 	}
-	if stored, _ := h.st.GetOrder(context.Background(), id); stored.Status != ticketing.OrderCancelled {
+	if stored, _ := h.st.Orders.GetOrder(context.Background(), id); stored.Status != ticketing.OrderCancelled {
 		t.Fatalf("timer left the order %s", stored.Status)
 	}
 	if a := h.tierAvailability(sk, "evt_concert", "evt_concert_ga"); num(t, a, "qty_sold") != 0 {
@@ -372,10 +372,10 @@ func TestRefund_PreconditionsAndSettlementByTimer(t *testing.T) {
 		t.Fatal("no refund.settle timer was scheduled")
 	}
 	// Delivered early: nothing settles, the timer is sent on.
-	if err := h.sales.HandleTimer(ctx, *settle); err != nil {
+	if err := h.sales.Orders.HandleTimer(ctx, *settle); err != nil {
 		t.Fatal(err)
 	}
-	if stored, _ := h.st.GetOrder(ctx, id); stored.Status != ticketing.OrderPaid || stored.Refund.Status != ticketing.RefundPending {
+	if stored, _ := h.st.Orders.GetOrder(ctx, id); stored.Status != ticketing.OrderPaid || stored.Refund.Status != ticketing.RefundPending {
 		t.Fatalf("early timer settled the refund: %s / %+v", stored.Status, stored.Refund)
 	}
 	if again := h.timers.take(); len(again) != 1 || again[0].Kind != ticketing.TimerRefundSettle {
@@ -383,18 +383,18 @@ func TestRefund_PreconditionsAndSettlementByTimer(t *testing.T) {
 	}
 
 	h.clk.Advance(settle.Due.Sub(h.clk.Now()) + time.Second)
-	if stored, _ := h.st.GetOrder(ctx, id); stored.Status != ticketing.OrderPaid {
+	if stored, _ := h.st.Orders.GetOrder(ctx, id); stored.Status != ticketing.OrderPaid {
 		t.Fatalf("refund settled before its timer ran: %s", stored.Status)
 	}
-	if err := h.sales.HandleTimer(ctx, *settle); err != nil {
+	if err := h.sales.Orders.HandleTimer(ctx, *settle); err != nil {
 		t.Fatal(err)
 	}
-	stored, _ := h.st.GetOrder(ctx, id)
+	stored, _ := h.st.Orders.GetOrder(ctx, id)
 	if stored.Status != ticketing.OrderRefunded || stored.Refund.Status != ticketing.RefundCompleted {
 		t.Fatalf("after the settle timer: %s / %+v", stored.Status, stored.Refund)
 	}
 	// A duplicate delivery changes nothing.
-	if err := h.sales.HandleTimer(ctx, *settle); err != nil {
+	if err := h.sales.Orders.HandleTimer(ctx, *settle); err != nil {
 		t.Fatal(err)
 	}
 
@@ -444,7 +444,7 @@ func TestRefund_SeatOrderFreesTheSeats(t *testing.T) {
 	}
 	h.clk.Advance(time.Minute)
 	for _, tm := range h.timers.take() {
-		if err := h.sales.HandleTimer(context.Background(), tm); err != nil {
+		if err := h.sales.Orders.HandleTimer(context.Background(), tm); err != nil {
 			t.Fatal(err)
 		}
 	}

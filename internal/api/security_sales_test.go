@@ -141,7 +141,7 @@ func TestOrderCap_PublishableKeyPendingOrdersPerClientAndEvent(t *testing.T) {
 	if created != 3 || limited != 3 {
 		t.Fatalf("after expiry: %d created, %d refused; want 3 and 3", created, limited)
 	}
-	if stored, _ := h.st.GetOrder(context.Background(), ids[2]); stored.Status != ticketing.OrderCancelled {
+	if stored, _ := h.st.Orders.GetOrder(context.Background(), ids[2]); stored.Status != ticketing.OrderCancelled {
 		t.Fatalf("an overdue counted order is %s, want cancelled", stored.Status)
 	}
 }
@@ -192,7 +192,7 @@ func TestPromo_OneAnswerForEveryRejectedCodeAndPreviewsBudgetedPerClient(t *test
 		}
 	}
 
-	h.srv.Sales.Settings.PreviewIPRate = 5
+	h.srv.Sales.Deps.Settings.PreviewIPRate = 5
 	for i := range 5 {
 		code := fmt.Sprintf("GUESS%d", i)
 		wantError(t, h.post("/v1/orders/preview", pk, jsonBody("tier_id", "evt_concert_ga", "promo_code", code), fromShop()),

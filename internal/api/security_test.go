@@ -32,7 +32,7 @@ func (c *countingKeys) CountRequest(ctx context.Context, counter string, limit i
 }
 
 func (h *harness) countKeys() *countingKeys {
-	c := &countingKeys{KeyStore: h.st}
+	c := &countingKeys{KeyStore: h.st.Keys}
 	h.srv.Keys = c
 	h.handler = h.srv.Handler()
 	return c
@@ -85,7 +85,7 @@ func TestAuth_BadKeysWriteNothingAndUnknownKeysAreCachedAsMissing(t *testing.T) 
 	h.seedCatalog()
 	keys := h.countKeys()
 	revoked, rk := h.key(orgA, auth.Secret)
-	if _, err := h.st.RevokeKey(context.Background(), rk.ID, t0); err != nil {
+	if _, err := h.st.Keys.RevokeKey(context.Background(), rk.ID, t0); err != nil {
 		t.Fatal(err)
 	}
 	expired, _ := h.key(orgA, auth.Secret, withExpiry(t0.Add(-time.Second)))
@@ -127,7 +127,7 @@ func TestAuth_RevokedKeyIsRefusedWithinTheKeyCacheTTL(t *testing.T) {
 	ttl := h.srv.Limits.KeyCacheTTL
 	h.clk.Advance(ttl / 2)
 	revokedAt := h.clk.Now()
-	if _, err := h.st.RevokeKey(context.Background(), k.ID, revokedAt); err != nil {
+	if _, err := h.st.Keys.RevokeKey(context.Background(), k.ID, revokedAt); err != nil {
 		t.Fatal(err)
 	}
 	// Inside the delay this process may still accept the key it cached.

@@ -143,13 +143,13 @@ func TestTimestamps_OneFormatInResponsesAndWebhooks(t *testing.T) {
 func (h *harness) wantOrderEventNotPaid(typ, id string) {
 	h.t.Helper()
 	ctx := context.Background()
-	evIDs, err := h.st.UndispatchedEvents(ctx, h.clk.Now().Add(time.Hour), 100)
+	evIDs, err := h.st.Webhooks.UndispatchedEvents(ctx, h.clk.Now().Add(time.Hour), 100)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	n := 0
 	for _, evID := range evIDs {
-		ev, _, err := h.st.GetOrderEvent(ctx, evID)
+		ev, _, err := h.st.Webhooks.GetOrderEvent(ctx, evID)
 		if err != nil {
 			h.t.Fatal(err)
 		}

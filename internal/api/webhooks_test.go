@@ -69,13 +69,13 @@ func (h *harness) withWebhooks() (*webhook.Service, *publishedEvents) {
 		h.t.Fatal(err)
 	}
 	svc := &webhook.Service{
-		Store: h.st, Queue: queue.NewDeliveries(c), Box: box, Clock: h.clk,
+		Store: h.st.Webhooks, Queue: queue.NewDeliveries(c), Box: box, Clock: h.clk,
 		Sender:   webhook.NewSender(webhook.SenderOptions{Timeout: 5 * time.Second, AllowLoopback: true}),
 		Settings: webhook.DefaultSettings,
 	}
 	h.srv.Webhooks = svc
 	pub := &publishedEvents{next: svc}
-	h.sales.Events = pub
+	h.sales.Deps.Events = pub
 	return svc, pub
 }
 
@@ -202,12 +202,12 @@ func newHookWorld(t *testing.T) *hookWorld {
 	// the unsubscribed endpoint (e2 is a cancellation, epBad wants order.paid).
 	for _, e := range []string{e1, e2, e3, e4} {
 		for _, ep := range []*webhook.Endpoint{w.epNew, w.epLive, w.epB} {
-			if _, err := h.st.GetDelivery(w.ctx, id(e, ep.ID)); err == nil {
+			if _, err := h.st.Webhooks.GetDelivery(w.ctx, id(e, ep.ID)); err == nil {
 				t.Fatalf("fan-out of %s wrote a delivery to %s", e, ep.ID)
 			}
 		}
 	}
-	if _, err := h.st.GetDelivery(w.ctx, id(e2, w.epBad.ID)); err == nil {
+	if _, err := h.st.Webhooks.GetDelivery(w.ctx, id(e2, w.epBad.ID)); err == nil {
 		t.Fatalf("order.cancelled was fanned out to an endpoint subscribed to order.paid only")
 	}
 	return w
@@ -305,7 +305,7 @@ func (w *hookWorld) attemptAll() {
 
 func (w *hookWorld) stored(id string) *webhook.Delivery {
 	w.t.Helper()
-	d, err := w.h.st.GetDelivery(w.ctx, id)
+	d, err := w.h.st.Webhooks.GetDelivery(w.ctx, id)
 	if err != nil {
 		w.t.Fatalf("read delivery %s: %v", id, err)
 	}
@@ -343,7 +343,7 @@ func (w *hookWorld) listEndpoints(secret string) map[string]endpointItem {
 		w.t.Errorf("a secret (plaintext whsec_ or sealed v1.) in the endpoint list: %s", body)
 	}
 	for id, s := range w.secrets {
-		stored, err := w.h.st.GetEndpoint(w.ctx, id)
+		stored, err := w.h.st.Webhooks.GetEndpoint(w.ctx, id)
 		if err != nil {
 			w.t.Fatal(err)
 		}

@@ -77,25 +77,24 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		return nil, err
 	}
 	timers := queue.NewTimers(q, c.Now)
-	wh, err := NewWebhooks(cfg, st, queue.NewDeliveries(q), c)
+	wh, err := NewWebhooks(cfg, st.Webhooks, queue.NewDeliveries(q), c)
 	if err != nil {
 		return nil, err
 	}
-	sales := NewSales(cfg, st, timers, c)
-	sales.Events = wh
-	pays := NewPayments(cfg, st, wh.Box, c)
-	sales.Payments = pays.Provider
 	srv := NewServer(cfg, st, c)
-	srv.Sales, srv.Webhooks = sales, wh
 	// What this process sells, cancels or refunds drops its cached views.
-	sales.Store = srv.Catalog.Cache.Watch(sales.Store)
+	sales := NewSales(cfg, srv.Catalog.Cache.Watch(st.Sales()), timers, c)
+	sales.Deps.Events = wh
+	pays := NewPayments(cfg, st.Payments, wh.Box, c)
+	sales.Deps.Payments = pays.Provider
+	srv.Sales, srv.Webhooks = sales, wh
 	notes := pays.Notifications()
 	srv.PaymentNotification = func(ctx context.Context, body []byte) error {
 		u, err := notes.Parse(ctx, body)
 		if err != nil {
 			return err
 		}
-		return sales.PaymentNotified(ctx, u)
+		return sales.Payments.PaymentNotified(ctx, u)
 	}
 	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
 	if cfg.Mail.Sender != "none" {
@@ -147,18 +146,16 @@ var ErrNoLiveProvider = errors.New("the live SBP acquirer is not configured")
 
 // NewSales builds the sales service. Test orders use the test SBP provider;
 // New sets the live one (Payments.Provider).
-func NewSales(cfg config.Config, st ticketing.SalesStore, timers ticketing.Scheduler, c clock.Clock) *ticketing.Sales {
+func NewSales(cfg config.Config, st ticketing.SalesStores, timers ticketing.Scheduler, c clock.Clock) *ticketing.Sales {
 	if c == nil {
 		c = clock.System{}
 	}
-	s := &ticketing.Sales{
-		Store: st, Timers: timers, Clock: c,
+	return ticketing.NewSales(st, &ticketing.SalesDeps{
+		Timers: timers, Clock: c,
 		Payments:   NewPayments(cfg, nil, nil, c).Provider,
 		Settings:   SalesSettings(cfg),
 		EventCache: ticketing.NewEventCache(ticketing.DefaultEventCacheTTL),
-	}
-	s.Strays, _ = st.(ticketing.StrayStore)
-	return s
+	})
 }
 
 // SalesSettings are the sales durations and limits of the configuration.
@@ -174,14 +171,14 @@ func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	return s
 }
 
-// NewServer builds the HTTP server over a store (the Sales service is set by New).
+// NewServer builds the HTTP server over a store (the Sales services are set by New).
 func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 	if c == nil {
 		c = clock.System{}
 	}
 	return &api.Server{
-		Keys: st, Health: st, Clock: c, PublicURL: cfg.Payments.PublicURL,
-		Catalog: &ticketing.Catalog{Store: st, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
+		Keys: st.Keys, Health: st, Clock: c, PublicURL: cfg.Payments.PublicURL,
+		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			IPReadsPerWindow: cfg.IPReads, IPWritesPerWindow: cfg.IPWrites, PKReadsPerWindow: cfg.PKReads, PKWritesPerWindow: cfg.PKWrites,
@@ -199,7 +196,7 @@ func (a *App) HandleDeliveryMessage(ctx context.Context, body []byte) error {
 	if emailjobs.IsSESNotification(body) {
 		// SES's bounces and complaints, through the configuration set's SNS
 		// topic into this queue: the addresses are never written to again.
-		n, err := emailjobs.ApplySESNotification(ctx, a.Store, body)
+		n, err := emailjobs.ApplySESNotification(ctx, a.Store.Emails, body)
 		if n > 0 {
 			slog.InfoContext(ctx, "addresses suppressed", "count", n)
 		}
@@ -232,13 +229,13 @@ func EnableEmail(a *App, sender emailsend.Sender, r emailjobs.Renderer) *emailjo
 	if n := a.Config.Mail.RecipientDailyCap; n > 0 {
 		settings.RecipientDailyCap = n
 	}
-	a.Email = &emailjobs.Service{Store: a.Store, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
+	a.Email = &emailjobs.Service{Store: a.Store.Emails, Orders: a.Store.Orders, Events: a.Store.Catalog, Queue: queue.NewDeliveries(a.Queue), Sender: sender, Renderer: r,
 		Clock: a.Webhooks.Clock, Settings: settings}
 	a.Webhooks.Subscribers = []webhook.Subscriber{a.Email}
 	a.Webhooks.Alerts = a.Email
-	a.Sales.Alerts = a.Email
+	a.Sales.Deps.Alerts = a.Email
 	a.Server.Email = a.Email
-	a.Server.KeyIPs = &emailjobs.IPWatch{Store: a.Store, Mail: a.Email}
+	a.Server.KeyIPs = &emailjobs.IPWatch{Store: a.Store.Keys, Mail: a.Email}
 	a.Server.CeilingAlerts = &emailjobs.CeilingWatch{Mail: a.Email}
 	return a.Email
 }
@@ -250,7 +247,7 @@ func EnableEmail(a *App, sender emailsend.Sender, r emailjobs.Renderer) *emailjo
 // queues' own work racing it. EventBridge runs it every minute on AWS; the
 // local runner on a ticker.
 func (a *App) Sweep(ctx context.Context) error {
-	timers, oerr := a.Sales.SweepDue(ctx, sweepBatch)
+	timers, oerr := a.Sales.Orders.SweepDue(ctx, sweepBatch)
 	rep, werr := a.Webhooks.Sweep(ctx)
 	var emails int
 	var eerr error
@@ -269,7 +266,7 @@ const sweepBatch = 500
 // HandleTimerMessage runs one timers-queue message: a timer that is not due yet
 // is sent on (another hop), a due one is done.
 func (a *App) HandleTimerMessage(ctx context.Context, body []byte) error {
-	return queue.HandleTimer(ctx, body, a.Sales.Clock.Now(), a.Timers, a.Sales.HandleTimer)
+	return queue.HandleTimer(ctx, body, a.Sales.Deps.Clock.Now(), a.Timers, a.Sales.Orders.HandleTimer)
 }
 
 // FromEnv is what the HTTP API and timers functions do first: Start(New).

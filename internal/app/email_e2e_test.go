@@ -62,7 +62,7 @@ func newMailStack(t *testing.T, vars map[string]string) *mailStack {
 	}
 	consume(ctx, t, a, queue.DeliveriesQueue, a.HandleDeliveryMessage)
 	now := time.Now().UTC().Truncate(time.Second)
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_mail", Name: "Mail Org", CreatedAt: now}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_mail", Name: "Mail Org", CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	ev := &ticketing.Event{ID: "evt_mail", OrganizerID: "org_mail", Ref: "mail", Status: ticketing.EventPublished, Kind: ticketing.KindSingle,
@@ -70,7 +70,7 @@ func newMailStack(t *testing.T, vars map[string]string) *mailStack {
 		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: "tier_mail", Name: "Dance floor", Price: 150000, Capacity: 100, PersonsIncluded: 1}},
 	}
-	if err := st.PutEvent(ctx, ev); err != nil {
+	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 	return &mailStack{ctx: ctx, app: a, inbox: emailtest.MailDev{URL: testenv.MailDevURL(t)}}
@@ -80,12 +80,12 @@ func newMailStack(t *testing.T, vars map[string]string) *mailStack {
 func (m *mailStack) paidOrder(t *testing.T, buyer string, qty int) *ticketing.Order {
 	t.Helper()
 	tier := "tier_mail"
-	res, err := m.app.Sales.CreateOrder(m.ctx, ticketing.Caller{Tenant: mailTenant, KeyID: auth.NewKeyID()}, testenv.UniqueName("mail"),
+	res, err := m.app.Sales.Orders.CreateOrder(m.ctx, ticketing.Caller{Tenant: mailTenant, KeyID: auth.NewKeyID()}, testenv.UniqueName("mail"),
 		ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &buyer}, TierID: &tier, Quantity: &qty})
 	if err != nil {
 		t.Fatal(err)
 	}
-	paid, err := m.app.Sales.Simulate(m.ctx, mailTenant, res.Order.ID, ticketing.OutcomePaid)
+	paid, err := m.app.Sales.Orders.Simulate(m.ctx, mailTenant, res.Order.ID, ticketing.OutcomePaid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func (m *mailStack) job(t *testing.T, id string) *emailjobs.Job {
 	var j *emailjobs.Job
 	testenv.WaitFor(t, 20*time.Second, "email job "+id+" to finish", func() bool {
 		var err error
-		j, err = m.app.Store.GetJob(m.ctx, id)
+		j, err = m.app.Store.Emails.GetJob(m.ctx, id)
 		return err == nil && j.Status.Final()
 	})
 	return j
@@ -116,11 +116,11 @@ func TestEmail_PaidOrderTicketsArriveInTheInbox(t *testing.T) {
 	m := newMailStack(t, nil)
 	ctx, a, inbox := m.ctx, m.app, m.inbox
 	buyer := emailtest.NewAddress("buyer")
-	if _, err := a.Store.AddTestRecipient(ctx, "org_mail", buyer); err != nil { // test mode mails the organizer's own addresses only
+	if _, err := a.Store.Emails.AddTestRecipient(ctx, "org_mail", buyer); err != nil { // test mode mails the organizer's own addresses only
 		t.Fatal(err)
 	}
 	paid := m.paidOrder(t, buyer, 3)
-	if _, err := a.Sales.Simulate(ctx, mailTenant, paid.ID, ticketing.OutcomePaid); err != nil { // confirmed twice
+	if _, err := a.Sales.Orders.Simulate(ctx, mailTenant, paid.ID, ticketing.OutcomePaid); err != nil { // confirmed twice
 		t.Fatal(err)
 	}
 

@@ -16,10 +16,10 @@ import (
 func TestEmail_TestModeMailsOnlyTheOrganizersOwnAddresses(t *testing.T) {
 	m := newMailStack(t, nil)
 	contact, listed, stranger := emailtest.NewAddress("owner"), emailtest.NewAddress("dev"), emailtest.NewAddress("stranger")
-	if _, err := m.app.Store.SetContacts(m.ctx, "org_mail", []string{contact}); err != nil {
+	if _, err := m.app.Store.Emails.SetContacts(m.ctx, "org_mail", []string{contact}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.app.Store.AddTestRecipient(m.ctx, "org_mail", listed); err != nil {
+	if _, err := m.app.Store.Emails.AddTestRecipient(m.ctx, "org_mail", listed); err != nil {
 		t.Fatal(err)
 	}
 	for _, to := range []string{contact, listed} {
@@ -51,7 +51,7 @@ func TestEmail_RecipientDailyCapSendsExactlyTheCapInParallel(t *testing.T) {
 	const limit, resends = 3, 6
 	m := newMailStack(t, map[string]string{"TIX_MAIL_RECIPIENT_DAILY_CAP": strconv.Itoa(limit)})
 	buyer := emailtest.NewAddress("capped")
-	if _, err := m.app.Store.AddTestRecipient(m.ctx, "org_mail", buyer); err != nil {
+	if _, err := m.app.Store.Emails.AddTestRecipient(m.ctx, "org_mail", buyer); err != nil {
 		t.Fatal(err)
 	}
 	o := m.paidOrder(t, buyer, 1)

@@ -52,7 +52,7 @@ func (s *liveStack) agree(id string, tickets int) {
 	if code, tk := s.call("GET", "/orders/"+id+"/tickets", ""); code != http.StatusOK || len(tk["tickets"].([]any)) != tickets {
 		s.t.Errorf("order %s tickets: %d %v; want paid with %d tickets", id, code, tk, tickets)
 	}
-	strays, err := s.app.Store.OrderStrays(context.Background(), id)
+	strays, err := s.app.Store.Payments.OrderStrays(context.Background(), id)
 	if err != nil || len(strays) != 0 {
 		s.t.Errorf("stray payments of order %s: %+v %v; want none", id, strays, err)
 	}
@@ -121,7 +121,7 @@ func TestLive_RefundInTheBanksPortalRefundsTheOrder(t *testing.T) {
 	if evs := s.waitEvents("order.refunded", id, 1); len(evs) != 1 {
 		t.Fatalf("order.refunded events %+v, want one", evs)
 	}
-	o, err := s.app.Store.GetOrder(context.Background(), id)
+	o, err := s.app.Store.Orders.GetOrder(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestLive_PartialRefundInTheBanksPortalFlagsTheOrderAndAlerts(t *testing.T) 
 	opts.mail = true
 	s := newLiveStack(t, opts)
 	ctx := context.Background()
-	if _, err := s.app.Store.SetContacts(ctx, liveOrg, []string{"owner@example.com"}); err != nil {
+	if _, err := s.app.Store.Emails.SetContacts(ctx, liveOrg, []string{"owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	id, pay, _ := s.paid("e2e-portal-part", 2)
@@ -160,13 +160,13 @@ func TestLive_PartialRefundInTheBanksPortalFlagsTheOrderAndAlerts(t *testing.T) 
 	var o *ticketing.Order
 	testenv.WaitFor(t, 10*time.Second, "the order flagged", func() bool {
 		var err error
-		o, err = s.app.Store.GetOrder(ctx, id)
+		o, err = s.app.Store.Orders.GetOrder(ctx, id)
 		return err == nil && o.OutsideRefund != nil
 	})
 	if o.Status != ticketing.OrderPaid || o.OutsideRefund.Kind != ticketing.OutsideRefundPartial || o.OutsideRefund.PaymentID != pay || o.Refund != nil {
 		t.Fatalf("order %s status %s, outside refund %+v, refund %+v: want paid, flagged partial", id, o.Status, o.OutsideRefund, o.Refund)
 	}
-	job, err := s.app.Store.GetJob(ctx, liveOrg+"/alert.partly_refunded_outside."+id+".0")
+	job, err := s.app.Store.Emails.GetJob(ctx, liveOrg+"/alert.partly_refunded_outside."+id+".0")
 	if err != nil || job.Alert == nil || job.Alert.OrderID != id || job.To != "owner@example.com" {
 		t.Fatalf("owner alert job %+v, %v: want one for order %s to the owner", job, err, id)
 	}
@@ -196,7 +196,7 @@ func TestLive_StrayPaymentIsRecordedRefundedOnceAndSettled(t *testing.T) {
 	}
 	var got []ticketing.StrayPayment
 	testenv.WaitFor(t, 10*time.Second, "the stray payment refunded and settled", func() bool {
-		got, err = s.app.Store.OrderStrays(ctx, id)
+		got, err = s.app.Store.Payments.OrderStrays(ctx, id)
 		return err == nil && len(got) == 1 && got[0].Status == ticketing.StrayRefunded
 	})
 	if p := got[0]; p.PaymentID != string(a.PaymentId) || p.Amount != 777 || p.RefundedAt == nil {

@@ -100,8 +100,8 @@ func newLiveStack(t *testing.T, o liveOptions) *liveStack {
 	mu.Unlock()
 	s := &liveStack{t: t, app: a, sim: sim, api: apiSrv.URL + "/v1", simURL: simSrv.URL, terminal: "TixLiveE2E", password: "e2e-terminal-password"}
 	s.seed(ctx, o.capacity)
-	s.hooks = &published{inner: a.Sales.Events, st: a.Store}
-	a.Sales.Events = s.hooks
+	s.hooks = &published{inner: a.Sales.Deps.Events, st: a.Store}
+	a.Sales.Deps.Events = s.hooks
 	consume(ctx, t, a, queue.TimersQueue, a.HandleTimerMessage)
 	consume(ctx, t, a, queue.DeliveriesQueue, a.HandleDeliveryMessage)
 	return s
@@ -122,7 +122,7 @@ func consume(ctx context.Context, t *testing.T, a *app.App, name string, handle 
 func (s *liveStack) seed(ctx context.Context, capacity int) {
 	t, st := s.t, s.app.Store
 	now := time.Now().UTC().Truncate(time.Second)
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: liveOrg, Name: "Live Org", CreatedAt: now}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: liveOrg, Name: "Live Org", CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	s.sim.AddTerminal(s.terminal, s.password)
@@ -133,11 +133,11 @@ func (s *liveStack) seed(ctx context.Context, capacity int) {
 		t.Fatal(err)
 	}
 	acct.SealedPassword = sealed
-	if err := st.PutPaymentAccount(ctx, acct); err != nil {
+	if err := st.Payments.PutPaymentAccount(ctx, acct); err != nil {
 		t.Fatal(err)
 	}
 	s.sk = auth.NewSecret(auth.Secret, ticketing.EnvLive)
-	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: liveOrg, Type: auth.Secret, Environment: ticketing.EnvLive,
+	if err := st.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: liveOrg, Type: auth.Secret, Environment: ticketing.EnvLive,
 		Scopes: auth.AllScopes, Last4: s.sk[len(s.sk)-4:], CreatedAt: now}, auth.Hash(s.sk)); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func (s *liveStack) seed(ctx context.Context, capacity int) {
 		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: liveTier, Name: "Dance floor", Price: 150000, Capacity: capacity, PersonsIncluded: 1, Color: "#000000"}},
 	}
-	if err := st.PutEvent(ctx, ev); err != nil {
+	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -221,7 +221,7 @@ type published struct {
 }
 
 func (p *published) Publish(ctx context.Context, id string) {
-	ev, _, err := p.st.GetOrderEvent(ctx, id)
+	ev, _, err := p.st.Webhooks.GetOrderEvent(ctx, id)
 	p.mu.Lock()
 	if err != nil {
 		p.errs = append(p.errs, err)

@@ -39,7 +39,7 @@ func TestSweep_LogsLostWorkOnlyForTimersOverdueByTheGrace(t *testing.T) {
 	ctx := context.Background()
 	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}, KeyID: "key_l"}
 	tier, qty, buyer := "tier_l", 1, "b@example.com"
-	res, err := a.Sales.CreateOrder(ctx, c, "sweep-log", ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &buyer}, TierID: &tier, Quantity: &qty})
+	res, err := a.Sales.Orders.CreateOrder(ctx, c, "sweep-log", ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &buyer}, TierID: &tier, Quantity: &qty})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestSweep_LogsLostWorkOnlyForTimersOverdueByTheGrace(t *testing.T) {
 		if err := a.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := a.Store.GetOrder(ctx, o.ID); err != nil || got.Status != ticketing.OrderPending {
+		if got, err := a.Store.Orders.GetOrder(ctx, o.ID); err != nil || got.Status != ticketing.OrderPending {
 			t.Fatalf("order %v %v after a sweep %s past its expiry, want pending (the queue's timer)", got, err, at.Sub(o.ExpiresAt))
 		}
 		for _, n := range lostWork(t, logs) {
@@ -67,7 +67,7 @@ func TestSweep_LogsLostWorkOnlyForTimersOverdueByTheGrace(t *testing.T) {
 	if err := a.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := a.Store.GetOrder(ctx, o.ID); err != nil || got.Status != ticketing.OrderCancelled {
+	if got, err := a.Store.Orders.GetOrder(ctx, o.ID); err != nil || got.Status != ticketing.OrderCancelled {
 		t.Fatalf("order %v %v after a sweep a grace past its expiry, want cancelled", got, err)
 	}
 	if counts := lostWork(t, logs); len(counts) == 0 || counts[len(counts)-1] != 1 {

@@ -75,14 +75,14 @@ func Seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.AddTestRecipient(ctx, OrganizerID, BuyerEmail); err != nil {
+	if _, err := st.Emails.AddTestRecipient(ctx, OrganizerID, BuyerEmail); err != nil {
 		return nil, fmt.Errorf("seed the demo organizer's test recipient: %w", err)
 	}
 	return res, nil
 }
 
 func seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) {
-	if _, err := st.GetOrganizer(ctx, OrganizerID); err == nil {
+	if _, err := st.Organizers.GetOrganizer(ctx, OrganizerID); err == nil {
 		return existing(ctx, st, now)
 	} else if !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		return nil, fmt.Errorf("seed demo data: %w", err)
@@ -101,7 +101,7 @@ func seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) 
 		if err != nil {
 			return nil, fmt.Errorf("build demo catalog of %s: %w", c.org, err)
 		}
-		if err := st.ImportCatalog(ctx, c.org, events); err != nil {
+		if err := st.Catalog.ImportCatalog(ctx, c.org, events); err != nil {
 			return nil, fmt.Errorf("import demo catalog of %s: %w", c.org, err)
 		}
 		res.Events = append(res.Events, events...)
@@ -116,7 +116,7 @@ func seed(ctx context.Context, st *store.Store, now time.Time) (*Result, error) 
 // createOrganizer creates o; one that already exists (an earlier, interrupted
 // Seed, or a concurrent one) is fine.
 func createOrganizer(ctx context.Context, st *store.Store, o ticketing.Organizer) error {
-	if err := st.CreateOrganizer(ctx, o); err != nil && !ticketing.IsCode(err, ticketing.CodeConflict) {
+	if err := st.Organizers.CreateOrganizer(ctx, o); err != nil && !ticketing.IsCode(err, ticketing.CodeConflict) {
 		return fmt.Errorf("seed organizer %s: %w", o.ID, err)
 	}
 	return nil
@@ -126,7 +126,7 @@ func createOrganizer(ctx context.Context, st *store.Store, o ticketing.Organizer
 func existing(ctx context.Context, st *store.Store, now time.Time) (*Result, error) {
 	res := &Result{}
 	for _, id := range []string{OrganizerID, OtherOrganizerID} {
-		o, err := st.GetOrganizer(ctx, id)
+		o, err := st.Organizers.GetOrganizer(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("read demo organizer: %w", err)
 		}
@@ -137,7 +137,7 @@ func existing(ctx context.Context, st *store.Store, now time.Time) (*Result, err
 		f   *catalogimport.CatalogFile
 	}{{OrganizerID, Catalog(now)}, {OtherOrganizerID, OtherCatalog(now)}} {
 		for _, ie := range c.f.Events {
-			e, err := st.GetCatalogEvent(ctx, c.org, catalogimport.CatalogEventID(c.org, ie.Ref))
+			e, err := st.Catalog.GetCatalogEvent(ctx, c.org, catalogimport.CatalogEventID(c.org, ie.Ref))
 			if ticketing.IsCode(err, ticketing.CodeNotFound) {
 				continue
 			}

@@ -24,21 +24,21 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 	if !res.Created || len(res.Organizers) != 2 || len(res.Events) != 8 {
 		t.Fatalf("result: created %v, %d organizers, %d events", res.Created, len(res.Organizers), len(res.Events))
 	}
-	org, err := st.GetOrganizer(ctx, demo.OrganizerID)
+	org, err := st.Organizers.GetOrganizer(ctx, demo.OrganizerID)
 	if err != nil || !org.Verified || org.Name != demo.OrganizerName {
 		t.Fatalf("demo organizer = %+v, %v", org, err)
 	}
-	if other, err := st.GetOrganizer(ctx, demo.OtherOrganizerID); err != nil || other.Verified {
+	if other, err := st.Organizers.GetOrganizer(ctx, demo.OtherOrganizerID); err != nil || other.Verified {
 		t.Fatalf("other organizer = %+v, %v", other, err)
 	}
 	// make run's printed order buys for demo.BuyerEmail: org_demo's own
 	// address, so its test-mode tickets email is sent.
-	if id, err := st.GetIdentity(ctx, demo.OrganizerID); err != nil || !id.OwnAddress(demo.BuyerEmail) {
+	if id, err := st.Emails.GetIdentity(ctx, demo.OrganizerID); err != nil || !id.OwnAddress(demo.BuyerEmail) {
 		t.Fatalf("demo organizer's identity %+v (%v): %s is not its test recipient", id, err, demo.BuyerEmail)
 	}
 	get := func(ref string) *ticketing.Event {
 		t.Helper()
-		e, err := st.GetEventWithSeating(ctx, demo.OrganizerID, catalogimport.CatalogEventID(demo.OrganizerID, ref), ticketing.EnvTest)
+		e, err := st.Catalog.GetEventWithSeating(ctx, demo.OrganizerID, catalogimport.CatalogEventID(demo.OrganizerID, ref), ticketing.EnvTest)
 		if err != nil {
 			t.Fatalf("event %s: %v", ref, err)
 		}
@@ -116,7 +116,7 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 	})
 	t.Run("DraftIsHiddenFromKeys", func(t *testing.T) {
 		id := catalogimport.CatalogEventID(demo.OrganizerID, demo.RefDraft)
-		if _, err := st.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+		if _, err := st.Catalog.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 			t.Errorf("draft visible: %v", err)
 		}
 		if e := res.Event(demo.OrganizerID, demo.RefDraft); e == nil || e.Status != ticketing.EventDraft {
@@ -125,10 +125,10 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 	})
 	t.Run("OtherOrganizer", func(t *testing.T) {
 		id := catalogimport.CatalogEventID(demo.OtherOrganizerID, demo.RefOther)
-		if _, err := st.GetEvent(ctx, demo.OtherOrganizerID, id, ticketing.EnvTest); err != nil {
+		if _, err := st.Catalog.GetEvent(ctx, demo.OtherOrganizerID, id, ticketing.EnvTest); err != nil {
 			t.Errorf("other organizer's event: %v", err)
 		}
-		if _, err := st.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+		if _, err := st.Catalog.GetEvent(ctx, demo.OrganizerID, id, ticketing.EnvTest); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 			t.Errorf("org_demo sees org_other's event: %v", err)
 		}
 	})
@@ -166,11 +166,11 @@ func TestSeed_ReimportReplacesPromoCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.ImportCatalog(ctx, demo.OrganizerID, events); err != nil {
+	if err := st.Catalog.ImportCatalog(ctx, demo.OrganizerID, events); err != nil {
 		t.Fatalf("re-import: %v", err)
 	}
 	id := catalogimport.CatalogEventID(demo.OrganizerID, demo.RefConcert)
-	e, err := st.GetCatalogEvent(ctx, demo.OrganizerID, id)
+	e, err := st.Catalog.GetCatalogEvent(ctx, demo.OrganizerID, id)
 	if err != nil {
 		t.Fatal(err)
 	}

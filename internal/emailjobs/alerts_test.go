@@ -42,7 +42,7 @@ func failingReceiver(t *testing.T) *httptest.Server {
 func TestEndpointDisabledAlertArrivesOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.a.Store.SetContacts(h.ctx, "org_l", []string{"owner@example.com", "ops@example.com"}); err != nil {
+	if _, err := h.a.Store.Emails.SetContacts(h.ctx, "org_l", []string{"owner@example.com", "ops@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	w := h.a.Webhooks
@@ -88,7 +88,7 @@ func TestEndpointDisabledAlertArrivesOnce(t *testing.T) {
 func TestLiveKeyRevokedAlertOncePerKey(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.a.Store.SetContacts(h.ctx, "org_l", []string{"owner@example.com"}); err != nil {
+	if _, err := h.a.Store.Emails.SetContacts(h.ctx, "org_l", []string{"owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()

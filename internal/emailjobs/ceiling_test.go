@@ -13,7 +13,7 @@ import (
 func TestKeyCeilingAlertsOncePerKeyAndDay(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.a.Store.SetContacts(h.ctx, "org_l", []string{"owner@example.com"}); err != nil {
+	if _, err := h.a.Store.Emails.SetContacts(h.ctx, "org_l", []string{"owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := &emailjobs.CeilingWatch{Mail: h.svc}, &emailjobs.CeilingWatch{Mail: h.svc} // two processes
@@ -27,7 +27,7 @@ func TestKeyCeilingAlertsOncePerKeyAndDay(t *testing.T) {
 	if n := len(h.rec.to("alert")); n != 1 {
 		t.Fatalf("%d alerts for one key and day, want 1", n)
 	}
-	j, err := h.a.Store.GetJob(h.ctx, "org_l/alert."+emailjobs.CauseKeyCeiling+".key_flood."+now.UTC().Format("2006-01-02")+".0")
+	j, err := h.a.Store.Emails.GetJob(h.ctx, "org_l/alert."+emailjobs.CauseKeyCeiling+".key_flood."+now.UTC().Format("2006-01-02")+".0")
 	if err != nil || j.Alert.KeyID != "key_flood" || j.Alert.Limit == 0 || j.Alert.Bucket == "" {
 		t.Fatalf("alert job %+v %v", j, err)
 	}

@@ -70,7 +70,7 @@ func (s *Service) recipient(ctx context.Context, j *Job) (id *Identity, o *ticke
 		func() (err error) { id, err = s.identity(ctx, j.OrganizerID); return err },
 		func() (err error) {
 			if j.Kind != KindAlert {
-				o, err = s.Store.GetOrder(ctx, j.OrderID)
+				o, err = s.Orders.GetOrder(ctx, j.OrderID)
 			}
 			return err
 		})
@@ -140,7 +140,7 @@ func (s *Service) identity(ctx context.Context, org string) (*Identity, error) {
 
 func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *ticketing.Order, to string) (emailsend.Message, error) {
 	ev := EventInfo{Title: o.EventTitle}
-	if e, err := s.Store.GetEvent(ctx, o.OrganizerID, o.EventID, o.Environment); err == nil {
+	if e, err := s.Events.GetEvent(ctx, o.OrganizerID, o.EventID, o.Environment); err == nil {
 		ev = EventInfo{Title: e.Title, Venue: e.Venue, City: e.City, StartsAt: e.StartsAt, Timezone: e.Timezone}
 	} else {
 		if !ticketing.IsCode(err, ticketing.CodeNotFound) {
@@ -175,7 +175,7 @@ func (s *Service) Resend(ctx context.Context, orderID, callID string) (*Job, boo
 	if !validName(callID) {
 		return nil, false, ticketing.Invalid("call_id", "1 to 64 letters, digits, '-' or '_'")
 	}
-	o, err := s.Store.GetOrder(ctx, orderID)
+	o, err := s.Orders.GetOrder(ctx, orderID)
 	if err != nil {
 		return nil, false, err
 	}

@@ -36,12 +36,12 @@ func (c *crashStore) SaveJob(ctx context.Context, j *emailjobs.Job, due time.Tim
 func TestCrashAfterSendingGivesAtMostOneDuplicate(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	cs := &crashStore{Store: h.a.Store}
+	cs := &crashStore{Store: h.a.Store.Emails}
 	h.svc.Store = cs
 	o := h.paidOrder("buyer@example.com")
 	id := o.ID + "/tickets"
 	h.waitFor("the first send and the crash", func() bool { return len(h.rec.to("tickets")) == 1 && cs.crashed.Load() })
-	j, err := h.a.Store.GetJob(h.ctx, id)
+	j, err := h.a.Store.Emails.GetJob(h.ctx, id)
 	if err != nil || j.Status != emailjobs.StatusSending {
 		t.Fatalf("after the crash: %+v %v, want sending", j, err)
 	}
@@ -101,12 +101,12 @@ func TestRejectedAndSuppressedAddressesNeverFailTheOrder(t *testing.T) {
 	if j.Status != emailjobs.StatusRejected || j.Attempts != 1 || strings.Contains(j.LastError, "nobody@") {
 		t.Fatalf("rejected job %+v", j)
 	}
-	if got, err := h.a.Store.GetOrder(h.ctx, o.ID); err != nil || got.Status != ticketing.OrderPaid {
+	if got, err := h.a.Store.Orders.GetOrder(h.ctx, o.ID); err != nil || got.Status != ticketing.OrderPaid {
 		t.Fatalf("order after a rejected email: %+v %v", got, err)
 	}
 
 	h.rec.fail = nil
-	if err := h.a.Store.Suppress(h.ctx, emailjobs.Suppression{Address: "Bounced@Example.com", Reason: "bounce", At: time.Now()}); err != nil {
+	if err := h.a.Store.Emails.Suppress(h.ctx, emailjobs.Suppression{Address: "Bounced@Example.com", Reason: "bounce", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	// SES's permanent bounce, through the SNS handler's path.
@@ -114,13 +114,13 @@ func TestRejectedAndSuppressedAddressesNeverFailTheOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := emailjobs.ApplySESNotification(h.ctx, h.a.Store, raw); err != nil || n != 1 {
+	if n, err := emailjobs.ApplySESNotification(h.ctx, h.a.Store.Emails, raw); err != nil || n != 1 {
 		t.Fatalf("apply SES bounce: %d %v", n, err)
 	}
-	if sup, err := h.a.Store.Suppressed(h.ctx, "bounce@simulator.amazonses.com"); err != nil || !sup {
+	if sup, err := h.a.Store.Emails.Suppressed(h.ctx, "bounce@simulator.amazonses.com"); err != nil || !sup {
 		t.Fatalf("the bounced address is not suppressed: %v %v", sup, err)
 	}
-	if sup, _ := h.a.Store.Suppressed(h.ctx, "buyer@example.com"); sup {
+	if sup, _ := h.a.Store.Emails.Suppressed(h.ctx, "buyer@example.com"); sup {
 		t.Fatal("an address never bounced is suppressed")
 	}
 	o = h.paidOrder("bounced@example.com")
@@ -172,11 +172,11 @@ func TestRefundAndResend(t *testing.T) {
 	if _, _, err := h.svc.Resend(h.ctx, o.ID, "bad/id"); !ticketing.IsCode(err, ticketing.CodeInvalidRequest) {
 		t.Errorf("bad call id: %v", err)
 	}
-	if _, err := h.a.Sales.RefundOrder(h.ctx, tenant, o.ID, nil); err != nil {
+	if _, err := h.a.Sales.Orders.RefundOrder(h.ctx, tenant, o.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	h.clk.Advance(h.a.Config.RefundDelay + h.a.Sales.Settings.SweepGrace) // the test refund settles after RefundDelay; the sweep's grace
-	if _, err := h.a.Sales.SweepDue(h.ctx, 100); err != nil {
+	h.clk.Advance(h.a.Config.RefundDelay + h.a.Sales.Deps.Settings.SweepGrace) // the test refund settles after RefundDelay; the sweep's grace
+	if _, err := h.a.Sales.Orders.SweepDue(h.ctx, 100); err != nil {
 		t.Fatal(err)
 	}
 	j := h.job(o.ID + "/refund")
@@ -199,7 +199,7 @@ func TestRefundAndResend(t *testing.T) {
 	now := h.clk.Now()
 	late := &emailjobs.Job{Subject: o.ID, Name: "resend.late", Kind: emailjobs.KindResend, OrganizerID: o.OrganizerID,
 		Environment: o.Environment, OrderID: o.ID, Status: emailjobs.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
-	if _, err := h.a.Store.CreateJobs(h.ctx, []*emailjobs.Job{late}); err != nil {
+	if _, err := h.a.Store.Emails.CreateJobs(h.ctx, []*emailjobs.Job{late}); err != nil {
 		t.Fatal(err)
 	}
 	h.svc.Enqueue(h.ctx, []*emailjobs.Job{late})

@@ -13,11 +13,11 @@ import (
 func TestKeyUsedFromManyIPsAlertsOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.a.Store.SetContacts(h.ctx, "org_l", []string{"owner@example.com"}); err != nil {
+	if _, err := h.a.Store.Emails.SetContacts(h.ctx, "org_l", []string{"owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	w := &emailjobs.IPWatch{Store: h.a.Store, Mail: h.svc, Max: 2}
-	other := &emailjobs.IPWatch{Store: h.a.Store, Mail: h.svc, Max: 2} // a second process
+	w := &emailjobs.IPWatch{Store: h.a.Store.Keys, Mail: h.svc, Max: 2}
+	other := &emailjobs.IPWatch{Store: h.a.Store.Keys, Mail: h.svc, Max: 2} // a second process
 	now := time.Now()
 	for _, ip := range []string{"203.0.113.1", "203.0.113.1", "203.0.113.2"} {
 		w.Seen(h.ctx, "org_l", "key_ips", ip, now)
@@ -36,7 +36,7 @@ func TestKeyUsedFromManyIPsAlertsOnce(t *testing.T) {
 	if len(alerts) != 1 {
 		t.Fatalf("%d alerts, want 1", len(alerts))
 	}
-	j, err := h.a.Store.GetJob(h.ctx, "org_l/alert."+emailjobs.CauseKeyManyIPs+".key_ips."+now.UTC().Format("2006-01-02")+".0")
+	j, err := h.a.Store.Emails.GetJob(h.ctx, "org_l/alert."+emailjobs.CauseKeyManyIPs+".key_ips."+now.UTC().Format("2006-01-02")+".0")
 	if err != nil || j.Alert.DistinctIPs != 3 {
 		t.Fatalf("alert job %+v %v", j, err)
 	}

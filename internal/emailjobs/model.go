@@ -239,10 +239,17 @@ type Store interface {
 	// conditional write; the same job counts once. ok false: the day's limit
 	// was reached.
 	ChargeRecipient(ctx context.Context, organizerID, addr, day, jobID string, limit int) (ok bool, err error)
-	// GetOrder and GetEvent read what an order's email shows.
-	GetOrder(ctx context.Context, id string) (*ticketing.Order, error)
-	GetEvent(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error)
 }
+
+// OrderReader and EventReader read what an order's email shows.
+type (
+	OrderReader interface {
+		GetOrder(ctx context.Context, id string) (*ticketing.Order, error)
+	}
+	EventReader interface {
+		GetEvent(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error)
+	}
+)
 
 // KindEmail is the deliveries-queue message kind of an email job.
 const KindEmail = "email"

@@ -86,11 +86,11 @@ func newHarness(t *testing.T) *harness {
 		})
 	})
 	events := &published{next: a.Webhooks}
-	a.Sales.Events = events
+	a.Sales.Deps.Events = events
 	// The addresses these tests buy for are org_l's own: its test-mode
 	// emails may reach them.
 	for _, addr := range testRecipients {
-		if _, err := a.Store.AddTestRecipient(context.Background(), tenant.OrganizerID, addr); err != nil {
+		if _, err := a.Store.Emails.AddTestRecipient(context.Background(), tenant.OrganizerID, addr); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -105,13 +105,13 @@ var testRecipients = []string{"buyer@example.com", "nobody@example.com", "bounce
 func (h *harness) paidOrder(buyer string) *ticketing.Order {
 	h.t.Helper()
 	tier, qty := "tier_l", 2
-	res, err := h.a.Sales.CreateOrder(h.ctx, ticketing.Caller{Tenant: tenant, KeyID: "key_l"}, webhook.NewSecret(), ticketing.OrderRequest{
+	res, err := h.a.Sales.Orders.CreateOrder(h.ctx, ticketing.Caller{Tenant: tenant, KeyID: "key_l"}, webhook.NewSecret(), ticketing.OrderRequest{
 		Buyer: &ticketing.BuyerInput{Email: &buyer}, TierID: &tier, Quantity: &qty,
 	})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	o, err := h.a.Sales.Simulate(h.ctx, tenant, res.Order.ID, ticketing.OutcomePaid)
+	o, err := h.a.Sales.Orders.Simulate(h.ctx, tenant, res.Order.ID, ticketing.OutcomePaid)
 	if err != nil || o.Status != ticketing.OrderPaid {
 		h.t.Fatalf("pay: %v %+v", err, o)
 	}
@@ -124,7 +124,7 @@ func (h *harness) job(id string) *emailjobs.Job {
 	var j *emailjobs.Job
 	testenv.WaitFor(h.t, 15*time.Second, "email job "+id+" to finish", func() bool {
 		var err error
-		j, err = h.a.Store.GetJob(h.ctx, id)
+		j, err = h.a.Store.Emails.GetJob(h.ctx, id)
 		if errors.Is(err, emailjobs.ErrNotFound) {
 			return false
 		}
@@ -160,7 +160,7 @@ func TestPaidOrderSendsOneTicketsEmail(t *testing.T) {
 	}
 	// The payment confirmed a second time, the fan-out of its event and the
 	// job's message again, the sweep.
-	if _, err := h.a.Sales.Simulate(h.ctx, tenant, o.ID, ticketing.OutcomePaid); err == nil {
+	if _, err := h.a.Sales.Orders.Simulate(h.ctx, tenant, o.ID, ticketing.OutcomePaid); err == nil {
 		t.Log("a second confirmation was accepted as a no-op")
 	}
 	evs := h.orderEvents(o.ID)
@@ -195,7 +195,7 @@ func (h *harness) orderEvents(orderID string) []string {
 	h.t.Helper()
 	var out []string
 	for _, id := range h.events.all() {
-		ev, _, err := h.a.Store.GetOrderEvent(h.ctx, id)
+		ev, _, err := h.a.Store.Webhooks.GetOrderEvent(h.ctx, id)
 		if err != nil {
 			h.t.Fatal(err)
 		}

@@ -49,7 +49,9 @@ var DefaultSettings = Settings{
 // Service writes, sends and sweeps email jobs.
 type Service struct {
 	Store    Store
-	Queue    Queue // nil: jobs are sent by the sweep (tixctl)
+	Orders   OrderReader // the order an email is about
+	Events   EventReader // the event it is for
+	Queue    Queue       // nil: jobs are sent by the sweep (tixctl)
 	Sender   Sender
 	Renderer Renderer
 	Clock    clock.Clock

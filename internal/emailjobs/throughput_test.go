@@ -23,7 +23,7 @@ func TestConsumerThroughput(t *testing.T) {
 		jobs[i] = &emailjobs.Job{Subject: o.ID, Name: "resend.t" + strconv.Itoa(i), Kind: emailjobs.KindResend, OrganizerID: o.OrganizerID,
 			Environment: o.Environment, OrderID: o.ID, Status: emailjobs.StatusPending, MaxAttempts: 3, NextAttemptAt: now, CreatedAt: now}
 	}
-	if _, err := h.a.Store.CreateJobs(h.ctx, jobs); err != nil {
+	if _, err := h.a.Store.Emails.CreateJobs(h.ctx, jobs); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

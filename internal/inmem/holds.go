@@ -9,14 +9,14 @@ import (
 
 // seatFree is the condition a seat is taken under without a reservation: no
 // item, or held or reserved past its expiry.
-func (s *Store) seatFree(k seatKey, now time.Time) bool {
+func (s *state) seatFree(k seatKey, now time.Time) bool {
 	r, ok := s.seats[k]
 	return !ok || (r.state != ticketing.SeatSold && !r.until.After(now))
 }
 
 // CreateHold takes every seat and writes the hold, its idempotency record and
 // the per-IP update at once, or nothing.
-func (s *Store) CreateHold(_ context.Context, h *ticketing.Hold, idem *ticketing.Idempotency, ip *ticketing.HoldIPUpdate, now time.Time) error {
+func (s *Holds) CreateHold(_ context.Context, h *ticketing.Hold, idem *ticketing.Idempotency, ip *ticketing.HoldIPUpdate, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if idem != nil {
@@ -59,7 +59,7 @@ func copyHold(h *ticketing.Hold) ticketing.Hold {
 }
 
 // GetHold reads a hold.
-func (s *Store) GetHold(_ context.Context, id string) (*ticketing.Hold, error) {
+func (s *Holds) GetHold(_ context.Context, id string) (*ticketing.Hold, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, ok := s.holds[id]
@@ -71,7 +71,7 @@ func (s *Store) GetHold(_ context.Context, id string) (*ticketing.Hold, error) {
 }
 
 // ReleaseSeat frees a seat while this reservation still holds it, live.
-func (s *Store) ReleaseSeat(_ context.Context, h *ticketing.Hold, seat ticketing.HoldSeat, now time.Time) (bool, error) {
+func (s *Holds) ReleaseSeat(_ context.Context, h *ticketing.Hold, seat ticketing.HoldSeat, now time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := seatKey{h.EventID, string(h.Environment), h.OccurrenceID, seat.SeatID}

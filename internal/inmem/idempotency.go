@@ -12,7 +12,7 @@ func idemKey(t ticketing.Tenant, scope, key string) string {
 }
 
 // GetIdempotency reads an Idempotency-Key record.
-func (s *Store) GetIdempotency(_ context.Context, t ticketing.Tenant, scope, key string) (*ticketing.Idempotency, error) {
+func (s *Idempotency) GetIdempotency(_ context.Context, t ticketing.Tenant, scope, key string) (*ticketing.Idempotency, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, ok := s.idem[idemKey(t, scope, key)]
@@ -24,7 +24,7 @@ func (s *Store) GetIdempotency(_ context.Context, t ticketing.Tenant, scope, key
 
 // BeginIdempotency binds the key unless a record exists (then ErrIdempotencyTaken
 // with the existing record).
-func (s *Store) BeginIdempotency(_ context.Context, rec *ticketing.Idempotency, _ time.Time) (*ticketing.Idempotency, error) {
+func (s *Idempotency) BeginIdempotency(_ context.Context, rec *ticketing.Idempotency, _ time.Time) (*ticketing.Idempotency, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := idemKey(rec.Tenant, rec.Scope, rec.Key)
@@ -36,7 +36,7 @@ func (s *Store) BeginIdempotency(_ context.Context, rec *ticketing.Idempotency, 
 }
 
 // ClaimIdempotency moves the lease from oldLease to rec's.
-func (s *Store) ClaimIdempotency(_ context.Context, rec *ticketing.Idempotency, oldLease string) error {
+func (s *Idempotency) ClaimIdempotency(_ context.Context, rec *ticketing.Idempotency, oldLease string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := idemKey(rec.Tenant, rec.Scope, rec.Key)
@@ -50,7 +50,7 @@ func (s *Store) ClaimIdempotency(_ context.Context, rec *ticketing.Idempotency, 
 }
 
 // ReleaseIdempotency deletes a record while rec's lease holds it.
-func (s *Store) ReleaseIdempotency(_ context.Context, rec *ticketing.Idempotency) error {
+func (s *Idempotency) ReleaseIdempotency(_ context.Context, rec *ticketing.Idempotency) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := idemKey(rec.Tenant, rec.Scope, rec.Key)

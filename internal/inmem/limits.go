@@ -27,7 +27,7 @@ func (r *holdIPRecord) state() ticketing.HoldIPState {
 }
 
 // AdmitHoldIP counts a hold request against its client IP's fixed window.
-func (s *Store) AdmitHoldIP(_ context.Context, key string, limit int, window time.Duration, now time.Time) (ticketing.HoldIPState, bool, time.Time, error) {
+func (s *Limits) AdmitHoldIP(_ context.Context, key string, limit int, window time.Duration, now time.Time) (ticketing.HoldIPState, bool, time.Time, error) {
 	win := now.UnixMilli() / window.Milliseconds()
 	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
 	s.mu.Lock()
@@ -51,7 +51,7 @@ func (s *Store) AdmitHoldIP(_ context.Context, key string, limit int, window tim
 }
 
 // GetHoldIP reads the per-IP record (empty when there is none).
-func (s *Store) GetHoldIP(_ context.Context, key string) (ticketing.HoldIPState, error) {
+func (s *Limits) GetHoldIP(_ context.Context, key string) (ticketing.HoldIPState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.holdIPs[key]; ok {
@@ -61,7 +61,7 @@ func (s *Store) GetHoldIP(_ context.Context, key string) (ticketing.HoldIPState,
 }
 
 // ForgetHoldIP removes a hold from its IP's record.
-func (s *Store) ForgetHoldIP(_ context.Context, key, holdID string) error {
+func (s *Limits) ForgetHoldIP(_ context.Context, key, holdID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.holdIPs[key]; ok {
@@ -71,7 +71,7 @@ func (s *Store) ForgetHoldIP(_ context.Context, key, holdID string) error {
 }
 
 // holdIPFits checks a per-IP update's condition: the version it read.
-func (s *Store) holdIPFits(u *ticketing.HoldIPUpdate) bool {
+func (s *state) holdIPFits(u *ticketing.HoldIPUpdate) bool {
 	r, ok := s.holdIPs[u.Key]
 	if u.Version > 0 {
 		return ok && r.versions && r.version == u.Version
@@ -79,7 +79,7 @@ func (s *Store) holdIPFits(u *ticketing.HoldIPUpdate) bool {
 	return !ok || !r.versions
 }
 
-func (s *Store) applyHoldIP(u *ticketing.HoldIPUpdate) {
+func (s *state) applyHoldIP(u *ticketing.HoldIPUpdate) {
 	r, ok := s.holdIPs[u.Key]
 	if !ok {
 		r = &holdIPRecord{holds: map[string]time.Time{}}
@@ -93,7 +93,7 @@ func (s *Store) applyHoldIP(u *ticketing.HoldIPUpdate) {
 }
 
 // AdmitClientRate counts a request against the fixed-window budget under key.
-func (s *Store) AdmitClientRate(_ context.Context, key string, limit int, window time.Duration, now time.Time) (bool, time.Time, error) {
+func (s *Limits) AdmitClientRate(_ context.Context, key string, limit int, window time.Duration, now time.Time) (bool, time.Time, error) {
 	win := now.UnixMilli() / window.Milliseconds()
 	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
 	k := key + "#" + strconv.FormatInt(win, 10)
@@ -119,7 +119,7 @@ type capHold struct {
 	seats int
 }
 
-func (s *Store) capOf(key string) *capRecord {
+func (s *state) capOf(key string) *capRecord {
 	r, ok := s.clientCaps[key]
 	if !ok {
 		r = &capRecord{expiries: map[string]time.Time{}, holds: map[string]*capHold{}}
@@ -129,7 +129,7 @@ func (s *Store) capOf(key string) *capRecord {
 }
 
 // ClientCapOverdue lists the counted orders whose expiry is at or before now.
-func (s *Store) ClientCapOverdue(_ context.Context, key string, now time.Time) ([]string, error) {
+func (s *Limits) ClientCapOverdue(_ context.Context, key string, now time.Time) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []string
@@ -144,7 +144,7 @@ func (s *Store) ClientCapOverdue(_ context.Context, key string, now time.Time) (
 }
 
 // ReleaseOverdueHolds gives back the seats still counted for each expired hold.
-func (s *Store) ReleaseOverdueHolds(_ context.Context, key string, now time.Time) (int, error) {
+func (s *Limits) ReleaseOverdueHolds(_ context.Context, key string, now time.Time) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -160,7 +160,7 @@ func (s *Store) ReleaseOverdueHolds(_ context.Context, key string, now time.Time
 	return n, nil
 }
 
-func (s *Store) capFits(o *ticketing.Order) bool {
+func (s *state) capFits(o *ticketing.Order) bool {
 	c := o.ClientCap
 	r := s.capOf(c.Key)
 	add := c.NewUnits(o.Quantity)
@@ -175,7 +175,7 @@ func (s *Store) capFits(o *ticketing.Order) bool {
 	return true
 }
 
-func (s *Store) capTake(o *ticketing.Order) {
+func (s *state) capTake(o *ticketing.Order) {
 	r := s.capOf(o.ClientCap.Key)
 	r.orders++
 	r.units += o.ClientCap.NewUnits(o.Quantity)
@@ -185,7 +185,7 @@ func (s *Store) capTake(o *ticketing.Order) {
 	}
 }
 
-func (s *Store) capGiveBack(o *ticketing.Order) {
+func (s *state) capGiveBack(o *ticketing.Order) {
 	if o.ClientCap == nil {
 		return
 	}
@@ -197,18 +197,18 @@ func (s *Store) capGiveBack(o *ticketing.Order) {
 }
 
 // capHoldFits checks a hold's seats against its client's MaxUnits.
-func (s *Store) capHoldFits(h *ticketing.Hold) bool {
+func (s *state) capHoldFits(h *ticketing.Hold) bool {
 	return s.capOf(h.ClientCap.Key).units <= h.ClientCap.MaxUnits-len(h.Seats)
 }
 
-func (s *Store) capHoldTake(h *ticketing.Hold) {
+func (s *state) capHoldTake(h *ticketing.Hold) {
 	r := s.capOf(h.ClientCap.Key)
 	r.units += len(h.Seats)
 	r.holds[h.ID] = &capHold{until: h.ExpiresAt, seats: len(h.Seats)}
 }
 
 // capSeatBack gives a released seat of a counted hold back.
-func (s *Store) capSeatBack(h *ticketing.Hold) {
+func (s *state) capSeatBack(h *ticketing.Hold) {
 	if h.ClientCap == nil {
 		return
 	}

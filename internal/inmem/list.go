@@ -15,7 +15,7 @@ func listKey(created time.Time, id string) string {
 
 // ListOrders pages through the organizer's orders in one environment, newest
 // first. The cursor is the sort key of the last order of the previous page.
-func (s *Store) ListOrders(_ context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
+func (s *Orders) ListOrders(_ context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var keys []string

@@ -42,7 +42,7 @@ func promoKey(o *ticketing.Order, code string) tierKey {
 }
 
 // put writes o's document with version v (its expiry is kept from creation).
-func (s *Store) put(o *ticketing.Order, v int64) error {
+func (s *state) put(o *ticketing.Order, v int64) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("encode order %s: %w", o.ID, err)
@@ -58,7 +58,7 @@ func (s *Store) put(o *ticketing.Order, v int64) error {
 
 // fromState checks the condition of every change: the version read and the
 // stored status, plus an extra check of the stored order.
-func (s *Store) fromState(o *ticketing.Order, status ticketing.OrderStatus, also func(storedOrder) bool) bool {
+func (s *state) fromState(o *ticketing.Order, status ticketing.OrderStatus, also func(storedOrder) bool) bool {
 	cur, ok := s.orders[o.ID]
 	return ok && cur.version == o.Version && cur.status == status && (also == nil || also(cur))
 }
@@ -66,13 +66,13 @@ func (s *Store) fromState(o *ticketing.Order, status ticketing.OrderStatus, also
 // CreateOrder writes a pending order and takes its stock at once, or nothing.
 // Failures are reported in the order the transaction lists its items: the
 // order, its lines, the promo code, the client's cap.
-func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+func (s *Orders) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
 	return s.CreateOrderWithKey(ctx, o, ev, nil, now)
 }
 
 // CreateOrderWithKey is CreateOrder that also binds the order's
 // Idempotency-Key record (when idem is not nil) at once, if the key has none.
-func (s *Store) CreateOrderWithKey(_ context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
+func (s *Orders) CreateOrderWithKey(_ context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	o.Version = 1
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -108,7 +108,7 @@ func (s *Store) CreateOrderWithKey(_ context.Context, o *ticketing.Order, ev *ti
 }
 
 // createFits checks every condition of CreateOrder without writing.
-func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
+func (s *state) createFits(o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	if _, ok := s.orders[o.ID]; ok {
 		return ticketing.ErrOrderExists
 	}
@@ -143,7 +143,7 @@ func (s *Store) createFits(o *ticketing.Order, ev *ticketing.Event, idem *ticket
 
 // seatTakeable: a seat line with a reservation takes the seat only from the
 // live hold of that reservation; one without, only a free seat.
-func (s *Store) seatTakeable(o *ticketing.Order, l ticketing.OrderLine, now time.Time) bool {
+func (s *state) seatTakeable(o *ticketing.Order, l ticketing.OrderLine, now time.Time) bool {
 	k := lineSeat(o, l)
 	if l.ReservationID == "" {
 		return s.seatFree(k, now)
@@ -153,7 +153,7 @@ func (s *Store) seatTakeable(o *ticketing.Order, l ticketing.OrderLine, now time
 }
 
 // seatsIn reports whether every seat of o is the order's, in state.
-func (s *Store) seatsIn(o *ticketing.Order, state string) bool {
+func (s *state) seatsIn(o *ticketing.Order, state string) bool {
 	for _, l := range o.Lines {
 		if !l.Seated {
 			continue
@@ -166,7 +166,7 @@ func (s *Store) seatsIn(o *ticketing.Order, state string) bool {
 }
 
 // SetPayment stores the payment on a pending order (conditional on its version).
-func (s *Store) SetPayment(_ context.Context, o *ticketing.Order) error {
+func (s *Orders) SetPayment(_ context.Context, o *ticketing.Order) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, ticketing.OrderPending, nil) {
@@ -180,7 +180,7 @@ func (s *Store) SetPayment(_ context.Context, o *ticketing.Order) error {
 }
 
 // GetOrder reads an order.
-func (s *Store) GetOrder(_ context.Context, id string) (*ticketing.Order, error) {
+func (s *Orders) GetOrder(_ context.Context, id string) (*ticketing.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.orders[id]
@@ -201,7 +201,7 @@ func decodeOrder(st storedOrder) (*ticketing.Order, error) {
 
 // ConfirmOrder: pending and not overdue (unless overdueOK) -> paid, seats
 // sold, ticket numbers taken in the environment, outbox event, at once.
-func (s *Store) ConfirmOrder(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOK bool) error {
+func (s *Orders) ConfirmOrder(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOK bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, ticketing.OrderPending, func(c storedOrder) bool { return overdueOK || c.expiresAt.After(now) }) {
@@ -242,7 +242,7 @@ func (s *Store) ConfirmOrder(_ context.Context, o *ticketing.Order, ev *ticketin
 
 // CancelOrder: pending (overdueOnly: and past its expiry) -> cancelled, stock
 // and promo use given back, outbox event, at once.
-func (s *Store) CancelOrder(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOnly bool) error {
+func (s *Orders) CancelOrder(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOnly bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	overdue := func(c storedOrder) bool { return !overdueOnly || !c.expiresAt.After(now) }
@@ -274,7 +274,7 @@ func (s *Store) CancelOrder(_ context.Context, o *ticketing.Order, ev *ticketing
 
 // StartRefund records a pending refund on a paid order, with its settlement
 // timer's marker.
-func (s *Store) StartRefund(_ context.Context, o *ticketing.Order) error {
+func (s *Orders) StartRefund(_ context.Context, o *ticketing.Order) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, ticketing.OrderPaid, nil) {
@@ -292,7 +292,7 @@ func (s *Store) StartRefund(_ context.Context, o *ticketing.Order) error {
 
 // CompleteRefund: paid -> refunded, sold seats and counters given back, outbox
 // event, the settlement marker deleted, at once.
-func (s *Store) CompleteRefund(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent) error {
+func (s *Orders) CompleteRefund(_ context.Context, o *ticketing.Order, ev *ticketing.OrderEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, ticketing.OrderPaid, nil) {

@@ -11,7 +11,7 @@ import (
 // ReinstateOrder: cancelled -> paid for a late payment, its stock taken again
 // (counters within capacity, seats only when free) straight to sold, ticket
 // numbers, outbox event, done markers deleted, at once.
-func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
+func (s *Orders) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.fromState(o, ticketing.OrderCancelled, nil) {
@@ -58,7 +58,7 @@ func (s *Store) ReinstateOrder(_ context.Context, o *ticketing.Order, ev *ticket
 // reinstatable: a reinstated order takes a seat when free, or still reserved
 // by the order itself (as the DynamoDB store, whose release after a
 // cancellation is best-effort).
-func (s *Store) reinstatable(o *ticketing.Order, l ticketing.OrderLine, now time.Time) bool {
+func (s *state) reinstatable(o *ticketing.Order, l ticketing.OrderLine, now time.Time) bool {
 	k := lineSeat(o, l)
 	r, ok := s.seats[k]
 	return s.seatFree(k, now) || (ok && r.order == o.ID && r.state == ticketing.SeatReserved)
@@ -74,7 +74,7 @@ func ticketNumbers(o *ticketing.Order) []string {
 
 // SaveOrder rewrites an order still in status expect at its version, with
 // markers written and deleted, at once.
-func (s *Store) SaveOrder(_ context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+func (s *Orders) SaveOrder(_ context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
 	if o.Status != expect {
 		return fmt.Errorf("save order %s: status %s, want %s (a save never changes it)", o.ID, o.Status, expect)
 	}

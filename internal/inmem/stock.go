@@ -6,7 +6,7 @@ import "tix/internal/ticketing"
 // keeps it, so that both take, give back and report it alike.
 
 // shardSold is the units sold of each of a tier's n shards.
-func (s *Store) shardSold(k tierKey, n int) []int {
+func (s *state) shardSold(k tierKey, n int) []int {
 	sold := make([]int, n)
 	for sh, u := range s.sold[k] {
 		if sh < n {
@@ -19,7 +19,7 @@ func (s *Store) shardSold(k tierKey, n int) []int {
 // planLines chooses every tier line's shards as the DynamoDB store ends up
 // choosing them: one shard with room from a random start, else several. A
 // tier without enough units left is a *StockError.
-func (s *Store) planLines(o *ticketing.Order, ev *ticketing.Event) error {
+func (s *state) planLines(o *ticketing.Order, ev *ticketing.Event) error {
 	for i := range o.Lines {
 		l := &o.Lines[i]
 		if l.Seated {
@@ -40,7 +40,7 @@ func (s *Store) planLines(o *ticketing.Order, ev *ticketing.Event) error {
 }
 
 // moveLine adds (sign 1) or gives back (sign -1) what a tier line takes from its shards.
-func (s *Store) moveLine(o *ticketing.Order, l ticketing.OrderLine, sign int) {
+func (s *state) moveLine(o *ticketing.Order, l ticketing.OrderLine, sign int) {
 	k := lineTier(o, l)
 	if s.sold[k] == nil {
 		s.sold[k] = map[int]int{}

@@ -19,9 +19,34 @@ import (
 	"tix/internal/webhook"
 )
 
-// Store holds every sales item in maps under one mutex; each method is one
-// atomic step, as each DynamoDB request or transaction is.
+// Store is one store type per sales port over one shared state (a plain
+// struct of them, as store.Store is over one table).
 type Store struct {
+	Catalog     *Catalog
+	Idempotency *Idempotency
+	Limits      *Limits
+	Holds       *Holds
+	Orders      *Orders
+	Due         *Due
+	Outbox      *Outbox
+	Strays      *Strays
+}
+
+// The store types, one per port, each over the shared state.
+type (
+	Catalog     struct{ *state }
+	Idempotency struct{ *state }
+	Limits      struct{ *state }
+	Holds       struct{ *state }
+	Orders      struct{ *state }
+	Due         struct{ *state }
+	Outbox      struct{ *state }
+	Strays      struct{ *state }
+)
+
+// state holds every sales item in maps under one mutex; each method is one
+// atomic step, as each DynamoDB request or transaction is.
+type state struct {
 	mu         sync.Mutex
 	events     map[string]storedEvent
 	tiers      map[string]tierRef
@@ -42,16 +67,33 @@ type Store struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{
+	s := &state{
 		events: map[string]storedEvent{}, tiers: map[string]tierRef{}, idem: map[string]ticketing.Idempotency{},
 		holdIPs: map[string]*holdIPRecord{}, clientRate: map[string]int{}, clientCaps: map[string]*capRecord{},
 		holds: map[string]ticketing.Hold{}, seats: map[seatKey]seatRecord{}, sold: map[tierKey]map[int]int{},
 		promoUses: map[tierKey]int{}, orders: map[string]storedOrder{}, tickets: map[string]string{},
 		outbox: map[string]ticketing.OrderEvent{}, due: map[string]ticketing.Timer{},
 	}
+	return &Store{Catalog: &Catalog{s}, Idempotency: &Idempotency{s}, Limits: &Limits{s}, Holds: &Holds{s},
+		Orders: &Orders{s}, Due: &Due{s}, Outbox: &Outbox{s}, Strays: &Strays{s}}
 }
 
-var _ ticketing.SalesStore = (*Store)(nil)
+// Sales is the storage roles of the sales services.
+func (s *Store) Sales() ticketing.SalesStores {
+	return ticketing.SalesStores{Catalog: s.Catalog, Idempotency: s.Idempotency, Limits: s.Limits,
+		HoldStore: s.Holds, OrderStore: s.Orders, Due: s.Due, Strays: s.Strays}
+}
+
+// Each store type implements its sales port.
+var (
+	_ ticketing.SalesCatalog     = (*Catalog)(nil)
+	_ ticketing.IdempotencyStore = (*Idempotency)(nil)
+	_ ticketing.ClientLimits     = (*Limits)(nil)
+	_ ticketing.HoldStore        = (*Holds)(nil)
+	_ ticketing.OrderStore       = (*Orders)(nil)
+	_ ticketing.DueTimerStore    = (*Due)(nil)
+	_ ticketing.StrayStore       = (*Strays)(nil)
+)
 
 type storedEvent struct {
 	doc     []byte // the event without its seating map
@@ -76,7 +118,7 @@ type seatRecord struct {
 }
 
 // PutEvent stores an event and its seating map as given, with its tier references.
-func (s *Store) PutEvent(_ context.Context, e *ticketing.Event) error {
+func (s *Catalog) PutEvent(_ context.Context, e *ticketing.Event) error {
 	doc, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encode event %s: %w", e.ID, err)
@@ -102,7 +144,7 @@ func (s *Store) PutEvent(_ context.Context, e *ticketing.Event) error {
 
 // visibleEvent decodes a stored event with tenancy applied: another organizer's
 // event and a draft answer exactly like a missing one.
-func (s *Store) visibleEvent(organizerID, eventID string, withSeating bool) (*ticketing.Event, error) {
+func (s *state) visibleEvent(organizerID, eventID string, withSeating bool) (*ticketing.Event, error) {
 	s.mu.Lock()
 	st, ok := s.events[eventID]
 	s.mu.Unlock()
@@ -125,17 +167,17 @@ func (s *Store) visibleEvent(organizerID, eventID string, withSeating bool) (*ti
 }
 
 // GetEvent reads one visible event of the organizer, without its seating map.
-func (s *Store) GetEvent(_ context.Context, organizerID, eventID string, _ ticketing.Environment) (*ticketing.Event, error) {
+func (s *Catalog) GetEvent(_ context.Context, organizerID, eventID string, _ ticketing.Environment) (*ticketing.Event, error) {
 	return s.visibleEvent(organizerID, eventID, false)
 }
 
 // GetEventWithSeating reads one visible event of the organizer with its seating map.
-func (s *Store) GetEventWithSeating(_ context.Context, organizerID, eventID string, _ ticketing.Environment) (*ticketing.Event, error) {
+func (s *Catalog) GetEventWithSeating(_ context.Context, organizerID, eventID string, _ ticketing.Environment) (*ticketing.Event, error) {
 	return s.visibleEvent(organizerID, eventID, true)
 }
 
 // TierEvent finds the organizer and event of a tier.
-func (s *Store) TierEvent(_ context.Context, tierID string) (string, string, error) {
+func (s *Catalog) TierEvent(_ context.Context, tierID string) (string, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref, ok := s.tiers[tierID]
@@ -147,7 +189,7 @@ func (s *Store) TierEvent(_ context.Context, tierID string) (string, string, err
 
 // GetStock reads the taken seats and tier counters of an event in env (one
 // occurrence when occurrenceID is given).
-func (s *Store) GetStock(_ context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+func (s *Catalog) GetStock(_ context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Shards: map[ticketing.StockKey]map[int]int{},
@@ -175,12 +217,12 @@ func (s *Store) GetStock(_ context.Context, eventID string, env ticketing.Enviro
 }
 
 // StockOf is GetStock of an event at hand.
-func (s *Store) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+func (s *Catalog) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
 	return s.GetStock(ctx, e.ID, env, occurrenceID)
 }
 
 // PromoUses is how many orders hold a promo code of the event in env.
-func (s *Store) PromoUses(_ context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
+func (s *Catalog) PromoUses(_ context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.promoUses[tierKey{eventID, string(env), "", code}], nil
@@ -188,7 +230,7 @@ func (s *Store) PromoUses(_ context.Context, eventID string, env ticketing.Envir
 
 // GetOrderEvent reads an outbox event, as the DynamoDB store does
 // (webhook.ErrNotFound when absent); nothing here dispatches events.
-func (s *Store) GetOrderEvent(_ context.Context, id string) (*ticketing.OrderEvent, bool, error) {
+func (s *Outbox) GetOrderEvent(_ context.Context, id string) (*ticketing.OrderEvent, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev, ok := s.outbox[id]
@@ -199,7 +241,7 @@ func (s *Store) GetOrderEvent(_ context.Context, id string) (*ticketing.OrderEve
 }
 
 // OrderEvents returns the outbox events written so far, oldest first.
-func (s *Store) OrderEvents() []ticketing.OrderEvent {
+func (s *Outbox) OrderEvents() []ticketing.OrderEvent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]ticketing.OrderEvent, 0, len(s.outbox))
@@ -216,7 +258,7 @@ func (s *Store) OrderEvents() []ticketing.OrderEvent {
 }
 
 // DueTimers returns up to limit timer markers due at or before now, oldest first.
-func (s *Store) DueTimers(_ context.Context, now time.Time, limit int) ([]ticketing.Timer, error) {
+func (s *Due) DueTimers(_ context.Context, now time.Time, limit int) ([]ticketing.Timer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []ticketing.Timer

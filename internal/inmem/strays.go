@@ -8,10 +8,8 @@ import (
 	"tix/internal/ticketing"
 )
 
-var _ ticketing.StrayStore = (*Store)(nil)
-
 // PutStray records p with its check's marker unless its payment is recorded.
-func (s *Store) PutStray(_ context.Context, p *ticketing.StrayPayment) (bool, error) {
+func (s *Strays) PutStray(_ context.Context, p *ticketing.StrayPayment) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.strays == nil {
@@ -30,7 +28,7 @@ func (s *Store) PutStray(_ context.Context, p *ticketing.StrayPayment) (bool, er
 }
 
 // SaveStray rewrites p at its Version with the markers moved.
-func (s *Store) SaveStray(_ context.Context, p *ticketing.StrayPayment, put, done []ticketing.Timer) error {
+func (s *Strays) SaveStray(_ context.Context, p *ticketing.StrayPayment, put, done []ticketing.Timer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := p.OrderID + "#" + p.PaymentID
@@ -49,7 +47,7 @@ func (s *Store) SaveStray(_ context.Context, p *ticketing.StrayPayment, put, don
 }
 
 // OrderStrays lists an order's stray payments.
-func (s *Store) OrderStrays(_ context.Context, orderID string) ([]ticketing.StrayPayment, error) {
+func (s *Strays) OrderStrays(_ context.Context, orderID string) ([]ticketing.StrayPayment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []ticketing.StrayPayment
@@ -63,7 +61,7 @@ func (s *Store) OrderStrays(_ context.Context, orderID string) ([]ticketing.Stra
 }
 
 // ListStrays lists every stray payment, newest first.
-func (s *Store) ListStrays(_ context.Context) ([]ticketing.StrayPayment, error) {
+func (s *Strays) ListStrays(_ context.Context) ([]ticketing.StrayPayment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]ticketing.StrayPayment, 0, len(s.strays))

@@ -23,7 +23,7 @@ import (
 //
 // The check and the writes are not one transaction: a sale between them is not
 // seen. Import in a quiet moment; writing the same file again is always safe.
-func (s *Store) ImportCatalog(ctx context.Context, organizerID string, events []*ticketing.Event) error {
+func (s *Catalog) ImportCatalog(ctx context.Context, organizerID string, events []*ticketing.Event) error {
 	now := s.clock.Now()
 	inImport := make(map[string]*ticketing.Event, len(events))
 	for i, e := range events {
@@ -96,7 +96,7 @@ func slugStaysWith(eventID, slug string, inImport map[string]*ticketing.Event) b
 
 // GetCatalogEvent reads an organizer's event in any status, drafts included, with
 // its seating map: the operator's view of the catalog, never the API's.
-func (s *Store) GetCatalogEvent(ctx context.Context, organizerID, eventID string) (*ticketing.Event, error) {
+func (s *Catalog) GetCatalogEvent(ctx context.Context, organizerID, eventID string) (*ticketing.Event, error) {
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
@@ -114,7 +114,7 @@ func (s *Store) GetCatalogEvent(ctx context.Context, organizerID, eventID string
 // Query of its partition; a missing event is a not_found *ticketing.Error. The
 // import reads consistently (it decides on what it sees); the seating endpoint
 // does not.
-func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) (*ticketing.Event, error) {
+func (s *Catalog) loadEvent(ctx context.Context, eventID string, consistent bool) (*ticketing.Event, error) {
 	var meta map[string]types.AttributeValue
 	var parts [][]byte
 	var start map[string]types.AttributeValue
@@ -173,7 +173,7 @@ func (s *Store) loadEvent(ctx context.Context, eventID string, consistent bool) 
 
 // slugOwner finds the organizer's event holding slug, drafts included (the API's
 // GetEventBySlug hides drafts, but a draft's slug is taken all the same).
-func (s *Store) slugOwner(ctx context.Context, organizerID, slug string) (*ticketing.Event, error) {
+func (s *Catalog) slugOwner(ctx context.Context, organizerID, slug string) (*ticketing.Event, error) {
 	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String("GSI3"),
 		KeyConditionExpression:    aws.String("GSI3PK = :pk"),

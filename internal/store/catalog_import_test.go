@@ -28,7 +28,7 @@ func importCatalog(t *testing.T, st *store.Store, now time.Time, file string) er
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	return st.ImportCatalog(context.Background(), importOrg, events)
+	return st.Catalog.ImportCatalog(context.Background(), importOrg, events)
 }
 
 func gaCatalog(title string, capacity int) string {
@@ -66,7 +66,7 @@ func TestImportCatalog_ReimportUpdatesInPlaceAndKeepsCreatedAt(t *testing.T) {
 		t.Fatalf("re-import: %v", err)
 	}
 	id := catalogimport.CatalogEventID(importOrg, "rock")
-	got, err := st.GetEvent(ctx, importOrg, id, ticketing.EnvTest)
+	got, err := st.Catalog.GetEvent(ctx, importOrg, id, ticketing.EnvTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestImportCatalog_ReimportUpdatesInPlaceAndKeepsCreatedAt(t *testing.T) {
 	if !got.CreatedAt.Equal(importT0) || !got.UpdatedAt.Equal(later) {
 		t.Errorf("created_at %v updated_at %v, want %v and %v", got.CreatedAt, got.UpdatedAt, importT0, later)
 	}
-	bySlug, err := st.GetEventBySlug(ctx, importOrg, "rock", ticketing.EnvTest)
+	bySlug, err := st.Catalog.GetEventBySlug(ctx, importOrg, "rock", ticketing.EnvTest)
 	if err != nil || bySlug.ID != id {
 		t.Errorf("by slug: %v %v", bySlug, err)
 	}
@@ -101,7 +101,7 @@ func TestImportCatalog_CapacityBelowSoldIsRefusedAndChangesNothing(t *testing.T)
 	if len(problems) != 1 || problems[0].String() != "events[0].tiers[0].capacity: must be >= 7: 7 units are sold in test" {
 		t.Errorf("problems = %v", problems)
 	}
-	got, err := st.GetEvent(ctx, importOrg, id, ticketing.EnvTest)
+	got, err := st.Catalog.GetEvent(ctx, importOrg, id, ticketing.EnvTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +140,11 @@ func TestImportCatalog_TakenSeatInLiveCannotBeRemoved(t *testing.T) {
 		t.Fatalf("problems = %v (err %v)", p, err)
 	}
 	// A draft is invisible to keys, but the import reads it.
-	e, err := st.GetCatalogEvent(ctx, importOrg, id)
+	e, err := st.Catalog.GetCatalogEvent(ctx, importOrg, id)
 	if err != nil || len(e.Seating.Zones[0].Seats) != 10 || e.Status != ticketing.EventDraft {
 		t.Fatalf("catalog event: %v, %v", e, err)
 	}
-	if _, err := st.GetCatalogEvent(ctx, "org_someone_else", id); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if _, err := st.Catalog.GetCatalogEvent(ctx, "org_someone_else", id); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Errorf("another organizer's event: err = %v, want not_found", err)
 	}
 	c.Advance(11 * time.Minute) // the hold has expired
@@ -201,11 +201,11 @@ func TestCatalogReads_MissingIsNotFound(t *testing.T) {
 		name string
 		read func() (any, error)
 	}{
-		{"GetCatalogEvent", func() (any, error) { return st.GetCatalogEvent(ctx, importOrg, missing) }},
-		{"GetEvent", func() (any, error) { return st.GetEvent(ctx, importOrg, missing, ticketing.EnvTest) }},
-		{"GetEventWithSeating", func() (any, error) { return st.GetEventWithSeating(ctx, importOrg, missing, ticketing.EnvTest) }},
-		{"GetEventBySlug", func() (any, error) { return st.GetEventBySlug(ctx, importOrg, "missing", ticketing.EnvTest) }},
-		{"GetOrganizer", func() (any, error) { return st.GetOrganizer(ctx, "org_missing") }},
+		{"GetCatalogEvent", func() (any, error) { return st.Catalog.GetCatalogEvent(ctx, importOrg, missing) }},
+		{"GetEvent", func() (any, error) { return st.Catalog.GetEvent(ctx, importOrg, missing, ticketing.EnvTest) }},
+		{"GetEventWithSeating", func() (any, error) { return st.Catalog.GetEventWithSeating(ctx, importOrg, missing, ticketing.EnvTest) }},
+		{"GetEventBySlug", func() (any, error) { return st.Catalog.GetEventBySlug(ctx, importOrg, "missing", ticketing.EnvTest) }},
+		{"GetOrganizer", func() (any, error) { return st.Organizers.GetOrganizer(ctx, "org_missing") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,8 +29,14 @@ type Options struct {
 	Clock        clock.Clock
 }
 
-// Store is the DynamoDB adapter.
-type Store struct {
+// DB is the shared DynamoDB client of the store types: one table, one clock,
+// one cursor secret. Each aggregate's store type (Catalog, Orders, Holds,
+// Webhooks...) works over the same DB and implements the port its user declares.
+type DB struct{ *core }
+
+// core is what every store type shares: the client and the helpers all of
+// them use (capacity records, transactions, sharded and bounded queries).
+type core struct {
 	db     *dynamodb.Client
 	table  string
 	cursor cursorCodec
@@ -46,6 +52,38 @@ type Store struct {
 	// shardHints are the tier shard levels this process read last (stock_shards.go).
 	shardHints shardHints
 }
+
+// Store is every store type over one DB (a plain struct of them, no methods
+// of its own but the DB's): wiring hands each user the one it needs.
+type Store struct {
+	*DB
+	Catalog     *Catalog     // events, seating, stock reads, catalog import
+	Orders      *Orders      // orders and the stock they take
+	Holds       *Holds       // seat holds
+	Idempotency *Idempotency // Idempotency-Key records
+	Limits      *Limits      // per-client budgets and records of publishable keys
+	Due         *Due         // due-timer markers
+	Keys        *Keys        // API keys, their request counters and client IPs
+	Organizers  *Organizers  // organizers
+	Payments    *Payments    // payment accounts, receipts, stray payments
+	Webhooks    *Webhooks    // webhook endpoints, outbox, deliveries, outbound limits
+	Emails      *Emails      // email jobs, identities, suppressions, recipient caps
+}
+
+// The store types, one per aggregate, each over the shared DB.
+type (
+	Catalog     struct{ *core }
+	Orders      struct{ *core }
+	Holds       struct{ *core }
+	Idempotency struct{ *core }
+	Limits      struct{ *core }
+	Due         struct{ *core }
+	Keys        struct{ *core }
+	Organizers  struct{ *core }
+	Payments    struct{ *core }
+	Webhooks    struct{ *core }
+	Emails      struct{ *core }
+)
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static
 // dummy credentials and skips response checksums (DynamoDB Local's error bodies fail them).
@@ -68,10 +106,12 @@ func New(db *dynamodb.Client, opts Options) *Store {
 	if c == nil {
 		c = clock.System{}
 	}
-	s := &Store{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c,
+	s := &core{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c,
 		full: &fullShards{}}
 	s.outboxNext.Store(rand.Uint32())
-	return s
+	return &Store{DB: &DB{s}, Catalog: &Catalog{s}, Orders: &Orders{s}, Holds: &Holds{s}, Idempotency: &Idempotency{s},
+		Limits: &Limits{s}, Due: &Due{s}, Keys: &Keys{s}, Organizers: &Organizers{s}, Payments: &Payments{s},
+		Webhooks: &Webhooks{s}, Emails: &Emails{s}}
 }
 
 // Open builds the client and the Store.
@@ -84,23 +124,23 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 }
 
 // Client exposes the DynamoDB client (for table administration in tools and tests).
-func (s *Store) Client() *dynamodb.Client { return s.db }
+func (s *DB) Client() *dynamodb.Client { return s.db }
 
 // TableName is the table the store works on.
-func (s *Store) TableName() string { return s.table }
+func (s *DB) TableName() string { return s.table }
 
 // OnCapacity registers a callback receiving each request's consumed capacity;
 // every request then asks for it (ReturnConsumedCapacity TOTAL). For measurements.
-func (s *Store) OnCapacity(f func(op string, c *types.ConsumedCapacity)) { s.capacity = f }
+func (s *DB) OnCapacity(f func(op string, c *types.ConsumedCapacity)) { s.capacity = f }
 
-func (s *Store) rcc() types.ReturnConsumedCapacity {
+func (s *core) rcc() types.ReturnConsumedCapacity {
 	if s.capacity != nil {
 		return types.ReturnConsumedCapacityTotal
 	}
 	return types.ReturnConsumedCapacityNone
 }
 
-func (s *Store) record(op string, c *types.ConsumedCapacity) {
+func (s *core) record(op string, c *types.ConsumedCapacity) {
 	if s.capacity != nil {
 		s.capacity(op, c)
 	}
@@ -108,7 +148,7 @@ func (s *Store) record(op string, c *types.ConsumedCapacity) {
 
 // EnsureTable creates the table (and its TTL setting) if it does not exist and
 // waits until it is active. It reports whether it created it.
-func (s *Store) EnsureTable(ctx context.Context) (bool, error) {
+func (s *DB) EnsureTable(ctx context.Context) (bool, error) {
 	_, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
 	if err == nil {
 		return false, nil
@@ -140,14 +180,14 @@ func (s *Store) EnsureTable(ctx context.Context) (bool, error) {
 }
 
 // DeleteTable drops the table (tests).
-func (s *Store) DeleteTable(ctx context.Context) error {
+func (s *DB) DeleteTable(ctx context.Context) error {
 	_, err := s.db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(s.table)})
 	return err
 }
 
 // Ping checks that DynamoDB answers (for /health): one GetItem of a key that never
 // exists, which needs no extra permission and costs half a read unit.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *DB) Ping(ctx context.Context) error {
 	_, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
 		Key:       keyOf("HEALTH", "HEALTH"),

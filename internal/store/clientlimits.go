@@ -36,7 +36,7 @@ const (
 
 // ClientCapOverdue returns the counted orders of a client's counter whose expiry
 // is at or before now (their expiry timer has not run yet).
-func (s *Store) ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error) {
+func (s *Limits) ClientCapOverdue(ctx context.Context, key string, now time.Time) ([]string, error) {
 	item, err := s.clientCapItem(ctx, key)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func (s *Store) ClientCapOverdue(ctx context.Context, key string, now time.Time)
 	return overdueIn(item, clientCapOrder, now), nil
 }
 
-func (s *Store) clientCapItem(ctx context.Context, key string) (map[string]types.AttributeValue, error) {
+func (s *Limits) clientCapItem(ctx context.Context, key string) (map[string]types.AttributeValue, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(clientCapPK(key), skClientCap), ConsistentRead: aws.Bool(true),
 		ReturnConsumedCapacity: s.rcc(),
@@ -76,7 +76,7 @@ func overdueIn(item map[string]types.AttributeValue, prefix string, now time.Tim
 // ReleaseOverdueHolds gives back the seats still counted for each expired hold
 // of a client's counter: one conditional update per hold, on the count read,
 // so each is given back once.
-func (s *Store) ReleaseOverdueHolds(ctx context.Context, key string, now time.Time) (int, error) {
+func (s *Limits) ReleaseOverdueHolds(ctx context.Context, key string, now time.Time) (int, error) {
 	item, err := s.clientCapItem(ctx, key)
 	if err != nil {
 		return 0, err
@@ -112,7 +112,7 @@ func (s *Store) ReleaseOverdueHolds(ctx context.Context, key string, now time.Ti
 // clientCapTake takes an order's place under its client's cap: one more
 // order and its new units (NewUnits), within the limits, and moves the seats
 // of the holds it uses from their count.
-func (s *Store) clientCapTake(o *ticketing.Order) *types.Update {
+func (s *Orders) clientCapTake(o *ticketing.Order) *types.Update {
 	c, e := o.ClientCap, newExprs()
 	n, u := e.n("n"), e.n("u")
 	add := c.NewUnits(o.Quantity)
@@ -136,7 +136,7 @@ func (s *Store) clientCapTake(o *ticketing.Order) *types.Update {
 
 // clientCapHoldTake counts a hold's seats on its client's counter, within
 // MaxUnits.
-func (s *Store) clientCapHoldTake(h *ticketing.Hold) *types.Update {
+func (s *Holds) clientCapHoldTake(h *ticketing.Hold) *types.Update {
 	c, e := h.ClientCap, newExprs()
 	u, seats := e.n("u"), int64(len(h.Seats))
 	return &types.Update{
@@ -150,7 +150,7 @@ func (s *Store) clientCapHoldTake(h *ticketing.Hold) *types.Update {
 
 // clientCapSeatBack gives one released seat of a counted hold back to its
 // client's counter, while the hold is still counted there.
-func (s *Store) clientCapSeatBack(ctx context.Context, h *ticketing.Hold) error {
+func (s *Holds) clientCapSeatBack(ctx context.Context, h *ticketing.Hold) error {
 	e := newExprs()
 	hs := e.n(clientCapHoldSeats + h.ID)
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -170,7 +170,7 @@ func (s *Store) clientCapSeatBack(ctx context.Context, h *ticketing.Hold) error 
 
 // clientCapGiveBack returns an order's place under its client's cap (nil for an
 // order of a secret key).
-func (s *Store) clientCapGiveBack(o *ticketing.Order) []types.TransactWriteItem {
+func (s *Orders) clientCapGiveBack(o *ticketing.Order) []types.TransactWriteItem {
 	if o.ClientCap == nil {
 		return nil
 	}
@@ -190,7 +190,7 @@ func clientRatePK(key string, win int64) string {
 // AdmitClientRate counts one request against a fixed-window budget of limit per
 // window under key (a client of a publishable key): one conditional write on the
 // window's own item, so a new window needs no reset and instances share the budget.
-func (s *Store) AdmitClientRate(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (bool, time.Time, error) {
+func (s *Limits) AdmitClientRate(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (bool, time.Time, error) {
 	win := now.UnixMilli() / window.Milliseconds()
 	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
 	e := newExprs()

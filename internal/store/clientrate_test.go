@@ -23,7 +23,7 @@ func TestAdmitClientRate_ConcurrentRequestsNeverExceedTheBudget(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ok, reset, err := st.AdmitClientRate(ctx, "promo#org_x#test#192.0.2.1", limit, time.Minute, at)
+				ok, reset, err := st.Limits.AdmitClientRate(ctx, "promo#org_x#test#192.0.2.1", limit, time.Minute, at)
 				if err != nil {
 					t.Error(err)
 					return
@@ -41,7 +41,7 @@ func TestAdmitClientRate_ConcurrentRequestsNeverExceedTheBudget(t *testing.T) {
 			t.Fatalf("window %v: %d admitted, want exactly %d", at, admitted.Load(), limit)
 		}
 	}
-	if ok, _, err := st.AdmitClientRate(ctx, "promo#org_x#test#192.0.2.2", limit, time.Minute, now); err != nil || !ok {
+	if ok, _, err := st.Limits.AdmitClientRate(ctx, "promo#org_x#test#192.0.2.2", limit, time.Minute, now); err != nil || !ok {
 		t.Fatalf("another client: %v %v", ok, err)
 	}
 }

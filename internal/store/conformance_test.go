@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"tix/internal/clock"
+	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing/ticketingtest"
 )
@@ -12,7 +13,7 @@ import (
 // The DynamoDB store passes the same conformance suite as the in-memory one.
 func TestSalesStoreConformance(t *testing.T) {
 	ticketingtest.RunSalesStore(t, func(t *testing.T) ticketingtest.Store {
-		return testenv.Store(t, clock.NewFixed(time.Now()))
+		return conformance(testenv.Store(t, clock.NewFixed(time.Now())))
 	})
 }
 
@@ -20,6 +21,11 @@ func TestSalesStoreConformance(t *testing.T) {
 // DynamoDB Local.
 func TestCrashRecovery(t *testing.T) {
 	ticketingtest.RunCrashRecovery(t, func(t *testing.T) ticketingtest.Store {
-		return testenv.Store(t, clock.NewFixed(time.Now()))
+		return conformance(testenv.Store(t, clock.NewFixed(time.Now())))
 	})
+}
+
+// conformance is st as the suite drives it.
+func conformance(st *store.Store) ticketingtest.Store {
+	return ticketingtest.Store{SalesStores: st.Sales(), Events: st.Catalog, Outbox: st.Webhooks}
 }

@@ -44,7 +44,7 @@ func dueKey(t ticketing.Timer) map[string]types.AttributeValue {
 // partition follows from the order id in it).
 func dueID(t ticketing.Timer) string { return orderSortKey(t.Due, t.OrderID) + "#" + t.Kind }
 
-func duePut(s *Store, t ticketing.Timer) types.TransactWriteItem {
+func duePut(s *core, t ticketing.Timer) types.TransactWriteItem {
 	item := dueKey(t)
 	item["kind"] = str(t.Kind)
 	item["oid"] = str(t.OrderID)
@@ -52,7 +52,7 @@ func duePut(s *Store, t ticketing.Timer) types.TransactWriteItem {
 	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}}
 }
 
-func dueDelete(s *Store, t ticketing.Timer) types.TransactWriteItem {
+func dueDelete(s *core, t ticketing.Timer) types.TransactWriteItem {
 	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: dueKey(t)}}
 }
 
@@ -61,7 +61,7 @@ func dueDelete(s *Store, t ticketing.Timer) types.TransactWriteItem {
 // first: every shard is queried at once and the results merged. A marker found
 // in a legacy shard that its 64-shard key does not name (written under 8
 // shards) is returned and then deleted, since nothing else would delete it.
-func (s *Store) DueTimers(ctx context.Context, now time.Time, limit int) ([]ticketing.Timer, error) {
+func (s *Due) DueTimers(ctx context.Context, now time.Time, limit int) ([]ticketing.Timer, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -91,7 +91,7 @@ func (s *Store) DueTimers(ctx context.Context, now time.Time, limit int) ([]tick
 }
 
 // dropMarker deletes a marker written under the legacy shard count.
-func (s *Store) dropMarker(ctx context.Context, pk, sk string) error {
+func (s *Due) dropMarker(ctx context.Context, pk, sk string) error {
 	out, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(s.table), Key: keyOf(pk, sk), ReturnConsumedCapacity: s.rcc(),
 	})

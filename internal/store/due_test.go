@@ -18,13 +18,13 @@ func TestDueTimers_FollowTheOrder(t *testing.T) {
 	ctx := context.Background()
 	due := func(at time.Time) []ticketing.Timer {
 		t.Helper()
-		ts, err := env.st.DueTimers(ctx, at, 10)
+		ts, err := env.st.Due.DueTimers(ctx, at, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ts
 	}
-	res, err := env.sales.CreateOrder(ctx, env.c, "due-1", gaRequest(2))
+	res, err := env.sales.Orders.CreateOrder(ctx, env.c, "due-1", gaRequest(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +36,13 @@ func TestDueTimers_FollowTheOrder(t *testing.T) {
 	if len(ts) != 1 || ts[0].Kind != ticketing.TimerOrderExpiry || ts[0].OrderID != id || !ts[0].Due.Equal(res.Order.ExpiresAt) {
 		t.Fatalf("due at the expiry: %+v, want the order's expiry", ts)
 	}
-	if _, err := env.sales.Simulate(ctx, env.c.Tenant, id, ticketing.OutcomePaid); err != nil {
+	if _, err := env.sales.Orders.Simulate(ctx, env.c.Tenant, id, ticketing.OutcomePaid); err != nil {
 		t.Fatal(err)
 	}
 	if ts := due(env.now.Add(time.Hour)); len(ts) != 0 {
 		t.Fatalf("timers owed by a paid order: %+v", ts)
 	}
-	r, err := env.sales.RefundOrder(ctx, env.c.Tenant, id, nil)
+	r, err := env.sales.Orders.RefundOrder(ctx, env.c.Tenant, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestDueTimers_FollowTheOrder(t *testing.T) {
 		t.Fatalf("due at the settlement: %+v, want the refund's settlement", ts)
 	}
 	env.clk.Set(r.SettleAt.Add(time.Minute)) // the sweep's grace: until then the timer is the queue's
-	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 1 {
+	if n, err := env.sales.Orders.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("sweep handled %d, %v; want 1", n, err)
 	}
-	o, err := env.st.GetOrder(ctx, id)
+	o, err := env.st.Orders.GetOrder(ctx, id)
 	if err != nil || o.Status != ticketing.OrderRefunded {
 		t.Fatalf("order %+v %v after the sweep, want refunded", o, err)
 	}
@@ -72,31 +72,31 @@ func TestDueTimers_FollowTheOrder(t *testing.T) {
 func TestDueTimers_SweepExpires(t *testing.T) {
 	env := newSalesEnv(t, 10)
 	ctx := context.Background()
-	res, err := env.sales.CreateOrder(ctx, env.c, "due-2", gaRequest(3))
+	res, err := env.sales.Orders.CreateOrder(ctx, env.c, "due-2", gaRequest(3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, at := range []time.Time{env.now, res.Order.ExpiresAt, res.Order.ExpiresAt.Add(59 * time.Second)} {
 		env.clk.Set(at)
-		if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 0 {
+		if n, err := env.sales.Orders.SweepDue(ctx, 10); err != nil || n != 0 {
 			t.Fatalf("sweep %s after the expiry handled %d, %v; want none", at.Sub(res.Order.ExpiresAt), n, err)
 		}
 	}
-	if o, err := env.st.GetOrder(ctx, res.Order.ID); err != nil || o.Status != ticketing.OrderPending {
+	if o, err := env.st.Orders.GetOrder(ctx, res.Order.ID); err != nil || o.Status != ticketing.OrderPending {
 		t.Fatalf("order %+v %v after sweeps within the grace, want pending", o, err)
 	}
 	env.clk.Set(res.Order.ExpiresAt.Add(time.Minute))
-	if n, err := env.sales.SweepDue(ctx, 10); err != nil || n != 1 {
+	if n, err := env.sales.Orders.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("sweep handled %d, %v; want 1", n, err)
 	}
-	o, err := env.st.GetOrder(ctx, res.Order.ID)
+	o, err := env.st.Orders.GetOrder(ctx, res.Order.ID)
 	if err != nil || o.Status != ticketing.OrderCancelled {
 		t.Fatalf("order %+v %v after the sweep, want cancelled", o, err)
 	}
 	if n := env.sold(t); n != 0 {
 		t.Fatalf("sold %d after expiry, want 0", n)
 	}
-	if ts, err := env.st.DueTimers(ctx, env.now.Add(time.Hour), 10); err != nil || len(ts) != 0 {
+	if ts, err := env.st.Due.DueTimers(ctx, env.now.Add(time.Hour), 10); err != nil || len(ts) != 0 {
 		t.Fatalf("timers owed by a cancelled order: %+v %v", ts, err)
 	}
 }
@@ -121,7 +121,7 @@ func TestDueTimers_LegacyShards(t *testing.T) {
 			kept = id
 		}
 	}
-	ts, err := env.st.DueTimers(ctx, env.now, 1000)
+	ts, err := env.st.Due.DueTimers(ctx, env.now, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestDueTimers_LegacyShards(t *testing.T) {
 	if !found[moved] || !found[kept] {
 		t.Fatalf("legacy markers due: %+v; want %s and %s", ts, moved, kept)
 	}
-	ts, err = env.st.DueTimers(ctx, env.now, 1000)
+	ts, err = env.st.Due.DueTimers(ctx, env.now, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,14 +151,14 @@ func TestDueTimers_OldestFirstAcrossShards(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for i := range 3 {
-		res, err := env.sales.CreateOrder(ctx, env.c, "due-order-"+strconv.Itoa(i), gaRequest(1))
+		res, err := env.sales.Orders.CreateOrder(ctx, env.c, "due-order-"+strconv.Itoa(i), gaRequest(1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, res.Order.ID)
 		env.clk.Set(env.now.Add(time.Duration(i+1) * time.Second))
 	}
-	ts, err := env.st.DueTimers(ctx, env.now.Add(time.Hour), 2)
+	ts, err := env.st.Due.DueTimers(ctx, env.now.Add(time.Hour), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

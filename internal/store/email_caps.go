@@ -30,7 +30,7 @@ func mailCapKey(org, addr, day string) map[string]types.AttributeValue {
 }
 
 // ChargeRecipient implements emailjobs.Store.
-func (s *Store) ChargeRecipient(ctx context.Context, org, addr, day, jobID string, limit int) (bool, error) {
+func (s *Emails) ChargeRecipient(ctx context.Context, org, addr, day, jobID string, limit int) (bool, error) {
 	d, err := time.Parse(time.DateOnly, day)
 	if err != nil {
 		return false, fmt.Errorf("charge a recipient's day %q: %w", day, err)

@@ -28,7 +28,7 @@ func TestChargeRecipient_ExactlyTheCapUnderConcurrency(t *testing.T) {
 	errs := make(chan error, limit+extra)
 	for i := range limit + extra {
 		wg.Go(func() {
-			got, err := st.ChargeRecipient(ctx, "org_cap", "Anna@Example.com", "2026-11-25", fmt.Sprintf("ord_%d/tickets", i), limit)
+			got, err := st.Emails.ChargeRecipient(ctx, "org_cap", "Anna@Example.com", "2026-11-25", fmt.Sprintf("ord_%d/tickets", i), limit)
 			if err != nil {
 				errs <- err
 			}
@@ -49,7 +49,7 @@ func TestChargeRecipient_ExactlyTheCapUnderConcurrency(t *testing.T) {
 	var through string
 	for i := range limit + extra {
 		id := fmt.Sprintf("ord_%d/tickets", i)
-		if got, err := st.ChargeRecipient(ctx, "org_cap", "anna@example.com", "2026-11-25", id, limit); err == nil && got {
+		if got, err := st.Emails.ChargeRecipient(ctx, "org_cap", "anna@example.com", "2026-11-25", id, limit); err == nil && got {
 			through = id
 			break
 		}
@@ -60,7 +60,7 @@ func TestChargeRecipient_ExactlyTheCapUnderConcurrency(t *testing.T) {
 	for _, c := range []struct{ org, addr, day string }{
 		{"org_other", "anna@example.com", "2026-11-25"}, {"org_cap", "bob@example.com", "2026-11-25"}, {"org_cap", "anna@example.com", "2026-11-26"},
 	} {
-		if got, err := st.ChargeRecipient(ctx, c.org, c.addr, c.day, "ord_new/tickets", limit); err != nil || !got {
+		if got, err := st.Emails.ChargeRecipient(ctx, c.org, c.addr, c.day, "ord_new/tickets", limit); err != nil || !got {
 			t.Errorf("%+v: charged %v %v, want its own cap", c, got, err)
 		}
 	}
@@ -73,39 +73,39 @@ func TestTestRecipients_AddRemoveAndBound(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t, nil)
 	ctx := context.Background()
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_tr", Name: "TR", CreatedAt: time.Now()}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_tr", Name: "TR", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.SetContacts(ctx, "org_tr", []string{"owner@example.com"}); err != nil {
+	if _, err := st.Emails.SetContacts(ctx, "org_tr", []string{"owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range []string{"Dev@Example.com", "dev@example.com", "qa@example.com"} {
-		if _, err := st.AddTestRecipient(ctx, "org_tr", a); err != nil {
+		if _, err := st.Emails.AddTestRecipient(ctx, "org_tr", a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	id, err := st.GetIdentity(ctx, "org_tr")
+	id, err := st.Emails.GetIdentity(ctx, "org_tr")
 	if err != nil || !slices.Equal(id.TestRecipients, []string{"dev@example.com", "qa@example.com"}) || !slices.Equal(id.Contacts, []string{"owner@example.com"}) {
 		t.Fatalf("identity %+v %v", id, err)
 	}
 	if !id.OwnAddress("QA@example.com") || !id.OwnAddress("owner@example.com") || id.OwnAddress("stranger@example.com") {
 		t.Errorf("OwnAddress of %+v", id)
 	}
-	if id, err = st.RemoveTestRecipient(ctx, "org_tr", "QA@example.com"); err != nil || !slices.Equal(id.TestRecipients, []string{"dev@example.com"}) {
+	if id, err = st.Emails.RemoveTestRecipient(ctx, "org_tr", "QA@example.com"); err != nil || !slices.Equal(id.TestRecipients, []string{"dev@example.com"}) {
 		t.Fatalf("after remove: %+v %v", id, err)
 	}
 	for i := range emailjobs.MaxTestRecipients - 1 {
-		if _, err := st.AddTestRecipient(ctx, "org_tr", fmt.Sprintf("t%d@example.com", i)); err != nil {
+		if _, err := st.Emails.AddTestRecipient(ctx, "org_tr", fmt.Sprintf("t%d@example.com", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.AddTestRecipient(ctx, "org_tr", "one-more@example.com"); !ticketing.IsCode(err, ticketing.CodeConflict) {
+	if _, err := st.Emails.AddTestRecipient(ctx, "org_tr", "one-more@example.com"); !ticketing.IsCode(err, ticketing.CodeConflict) {
 		t.Errorf("recipient %d: %v, want conflict", emailjobs.MaxTestRecipients+1, err)
 	}
-	if _, err := st.AddTestRecipient(ctx, "org_tr", "t0@example.com"); err != nil {
+	if _, err := st.Emails.AddTestRecipient(ctx, "org_tr", "t0@example.com"); err != nil {
 		t.Errorf("adding one that is there, at the bound: %v", err)
 	}
-	if _, err := st.AddTestRecipient(ctx, "org_nobody", "dev@example.com"); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if _, err := st.Emails.AddTestRecipient(ctx, "org_nobody", "dev@example.com"); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Errorf("unknown organizer: %v, want not_found", err)
 	}
 }
@@ -115,17 +115,17 @@ func TestSetIdentity_SenderNameMayNotLookLikeAnAddress(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t, nil)
 	ctx := context.Background()
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_sn", Name: "SN", CreatedAt: time.Now()}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_sn", Name: "SN", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"support@bank.example", "Bank <support@bank.example>", "Acme >", "Acme\r\nBcc: x"} {
-		_, err := st.SetIdentity(ctx, "org_sn", map[string]string{"sender_name": name})
+		_, err := st.Emails.SetIdentity(ctx, "org_sn", map[string]string{"sender_name": name})
 		var te *ticketing.Error
 		if !ticketing.IsCode(err, ticketing.CodeInvalidRequest) || !errors.As(err, &te) || te.Param != "sender_name" {
 			t.Errorf("sender name %q: %v, want invalid_request on sender_name", name, err)
 		}
 	}
-	if id, err := st.SetIdentity(ctx, "org_sn", map[string]string{"sender_name": "Acme Live"}); err != nil || id.From() != "Acme Live" {
+	if id, err := st.Emails.SetIdentity(ctx, "org_sn", map[string]string{"sender_name": "Acme Live"}); err != nil || id.From() != "Acme Live" {
 		t.Errorf("a plain name: %+v %v", id, err)
 	}
 }

@@ -29,7 +29,7 @@ var identityAttrs = map[string]string{
 }
 
 // GetIdentity reads an organizer's name and email identity.
-func (s *Store) GetIdentity(ctx context.Context, org string) (*emailjobs.Identity, error) {
+func (s *Emails) GetIdentity(ctx context.Context, org string) (*emailjobs.Identity, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(org), skOrganizer), ConsistentRead: aws.Bool(true),
 		ReturnConsumedCapacity: s.rcc(),
@@ -68,7 +68,7 @@ const testRecipientsAttr = "mail_test_recipients"
 
 // SetIdentity sets the named identity fields (keys of identityAttrs; "" removes
 // one) of an existing organizer and returns its identity after.
-func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]string) (*emailjobs.Identity, error) {
+func (s *Emails) SetIdentity(ctx context.Context, org string, fields map[string]string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	var set, remove []string
 	for k, v := range fields {
@@ -98,7 +98,7 @@ func (s *Store) SetIdentity(ctx context.Context, org string, fields map[string]s
 }
 
 // SetContacts replaces an organizer's owner contact addresses.
-func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) (*emailjobs.Identity, error) {
+func (s *Emails) SetContacts(ctx context.Context, org string, contacts []string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	l := &types.AttributeValueMemberL{}
 	for _, c := range contacts {
@@ -110,7 +110,7 @@ func (s *Store) SetContacts(ctx context.Context, org string, contacts []string) 
 // AddTestRecipient puts an address (normalized) on the organizer's test
 // allow-list, at most emailjobs.MaxTestRecipients of them (conflict beyond);
 // adding one that is there changes nothing.
-func (s *Store) AddTestRecipient(ctx context.Context, org, addr string) (*emailjobs.Identity, error) {
+func (s *Emails) AddTestRecipient(ctx context.Context, org, addr string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	a := emailjobs.Normalize(addr)
 	list := x.n(testRecipientsAttr)
@@ -126,7 +126,7 @@ func (s *Store) AddTestRecipient(ctx context.Context, org, addr string) (*emailj
 
 // RemoveTestRecipient takes an address off the organizer's test allow-list
 // (one that is not there changes nothing).
-func (s *Store) RemoveTestRecipient(ctx context.Context, org, addr string) (*emailjobs.Identity, error) {
+func (s *Emails) RemoveTestRecipient(ctx context.Context, org, addr string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	set := &types.AttributeValueMemberSS{Value: []string{emailjobs.Normalize(addr)}}
 	return s.updateIdentity(ctx, org, x, []string{"DELETE " + x.n(testRecipientsAttr) + " " + x.v(set)}, "")
@@ -139,7 +139,7 @@ var errConditionFailed = errors.New("condition failed")
 // updateIdentity applies the update clauses to an existing organizer (not
 // found otherwise) under the extra condition cond ("" for none; its failure
 // is errConditionFailed), and returns its identity after.
-func (s *Store) updateIdentity(ctx context.Context, org string, x *exprs, expr []string, cond string) (*emailjobs.Identity, error) {
+func (s *Emails) updateIdentity(ctx context.Context, org string, x *exprs, expr []string, cond string) (*emailjobs.Identity, error) {
 	if len(expr) == 0 {
 		return s.GetIdentity(ctx, org)
 	}
@@ -182,7 +182,7 @@ func suppressKey(addr string) map[string]types.AttributeValue {
 }
 
 // Suppress puts an address on the suppression list (again: the latest reason wins).
-func (s *Store) Suppress(ctx context.Context, sup emailjobs.Suppression) error {
+func (s *Emails) Suppress(ctx context.Context, sup emailjobs.Suppression) error {
 	item := suppressKey(sup.Address)
 	item["reason"] = str(sup.Reason)
 	item["at"] = num(strconv.FormatInt(sup.At.UnixMilli(), 10))
@@ -194,7 +194,7 @@ func (s *Store) Suppress(ctx context.Context, sup emailjobs.Suppression) error {
 }
 
 // Suppressed reports whether an address is on the suppression list.
-func (s *Store) Suppressed(ctx context.Context, addr string) (bool, error) {
+func (s *Emails) Suppressed(ctx context.Context, addr string) (bool, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: suppressKey(addr), ReturnConsumedCapacity: s.rcc(),
 	})
@@ -205,4 +205,8 @@ func (s *Store) Suppressed(ctx context.Context, addr string) (bool, error) {
 	return out.Item != nil, nil
 }
 
-var _ emailjobs.Store = (*Store)(nil)
+var (
+	_ emailjobs.Store      = (*Emails)(nil)
+	_ emailjobs.Suppressor = (*Emails)(nil)
+	_ emailjobs.KeyIPStore = (*Keys)(nil)
+)

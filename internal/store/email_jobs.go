@@ -60,7 +60,7 @@ func jobFrom(item map[string]types.AttributeValue) (*emailjobs.Job, error) {
 }
 
 // jobPut is a new job's put (version 1), conditional on its absence.
-func (s *Store) jobPut(j *emailjobs.Job) (*types.Put, error) {
+func (s *core) jobPut(j *emailjobs.Job) (*types.Put, error) {
 	due, ok := j.DueAt(0)
 	item, err := jobAV(j, 1, due, ok)
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Store) jobPut(j *emailjobs.Job) (*types.Put, error) {
 }
 
 // CreateJobs puts each job unless it exists (an existing job is left as it is).
-func (s *Store) CreateJobs(ctx context.Context, jobs []*emailjobs.Job) (int, error) {
+func (s *Emails) CreateJobs(ctx context.Context, jobs []*emailjobs.Job) (int, error) {
 	n := 0
 	for _, j := range jobs {
 		p, err := s.jobPut(j)
@@ -94,7 +94,7 @@ func (s *Store) CreateJobs(ctx context.Context, jobs []*emailjobs.Job) (int, err
 }
 
 // GetJob reads one job (strongly consistent).
-func (s *Store) GetJob(ctx context.Context, id string) (*emailjobs.Job, error) {
+func (s *Emails) GetJob(ctx context.Context, id string) (*emailjobs.Job, error) {
 	subject, name, ok := emailjobs.ParseJobID(id)
 	if !ok {
 		return nil, emailjobs.ErrNotFound
@@ -114,7 +114,7 @@ func (s *Store) GetJob(ctx context.Context, id string) (*emailjobs.Job, error) {
 }
 
 // SaveJob rewrites j conditional on its version and bumps it.
-func (s *Store) SaveJob(ctx context.Context, j *emailjobs.Job, due time.Time, isDue bool) error {
+func (s *Emails) SaveJob(ctx context.Context, j *emailjobs.Job, due time.Time, isDue bool) error {
 	item, err := jobAV(j, j.Version+1, due, isDue)
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (s *Store) SaveJob(ctx context.Context, j *emailjobs.Job, due time.Time, is
 }
 
 // OrderJobs returns an order's jobs in name order (a strongly consistent Query).
-func (s *Store) OrderJobs(ctx context.Context, orderID string) ([]*emailjobs.Job, error) {
+func (s *Emails) OrderJobs(ctx context.Context, orderID string) ([]*emailjobs.Job, error) {
 	if !validID(orderID) {
 		return nil, nil
 	}
@@ -165,7 +165,7 @@ func (s *Store) OrderJobs(ctx context.Context, orderID string) ([]*emailjobs.Job
 }
 
 // OverdueJobs reads the due index EMDUE#0..63 up to now, oldest first.
-func (s *Store) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*emailjobs.Job, error) {
+func (s *Emails) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*emailjobs.Job, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -190,7 +190,7 @@ func (s *Store) OverdueJobs(ctx context.Context, now time.Time, limit int) ([]*e
 }
 
 // dispatchJobs are the transaction puts of an event's email jobs.
-func (s *Store) dispatchJobs(jobs []*emailjobs.Job) ([]types.TransactWriteItem, error) {
+func (s *Webhooks) dispatchJobs(jobs []*emailjobs.Job) ([]types.TransactWriteItem, error) {
 	items := make([]types.TransactWriteItem, 0, len(jobs))
 	for _, j := range jobs {
 		if j.OrderID == "" {

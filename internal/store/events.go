@@ -121,7 +121,7 @@ func decodeSeating(parts [][]byte) (*ticketing.Seating, error) {
 // created_at: ImportCatalog reads the existing event first), keeping the sold
 // aggregates of an existing event. Stock items are never touched: a re-import
 // changes the catalog in place without touching what has been sold.
-func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
+func (s *Catalog) PutEvent(ctx context.Context, e *ticketing.Event) error {
 	it, err := newEventItem(e)
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func (s *Store) PutEvent(ctx context.Context, e *ticketing.Event) error {
 
 // eventMapParts reads how many seating-map parts the stored event has (0 when
 // there is none), refusing an event id that belongs to another organizer.
-func (s *Store) eventMapParts(ctx context.Context, e *ticketing.Event) (int, error) {
+func (s *Catalog) eventMapParts(ctx context.Context, e *ticketing.Event) (int, error) {
 	old, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(eventPK(e.ID), skEventMeta), ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String("org, map_parts"),
@@ -171,7 +171,7 @@ func (s *Store) eventMapParts(ctx context.Context, e *ticketing.Event) (int, err
 
 // writeSeatingMap writes the map's parts and deletes the parts beyond them that
 // a larger previous map left.
-func (s *Store) writeSeatingMap(ctx context.Context, eventID string, parts [][]byte, oldParts int) error {
+func (s *Catalog) writeSeatingMap(ctx context.Context, eventID string, parts [][]byte, oldParts int) error {
 	for i, p := range parts {
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table),
@@ -200,7 +200,7 @@ var eventMetaAttributes = []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3
 
 // updateEventMeta writes the META item: everything but the sold aggregates of
 // an existing event, on condition that the event is new or the organizer's.
-func (s *Store) updateEventMeta(ctx context.Context, e *ticketing.Event, it eventItem) error {
+func (s *Catalog) updateEventMeta(ctx context.Context, e *ticketing.Event, it eventItem) error {
 	av, err := marshal(it)
 	if err != nil {
 		return fmt.Errorf("marshal event %s: %w", e.ID, err)
@@ -242,7 +242,7 @@ func (s *Store) updateEventMeta(ctx context.Context, e *ticketing.Event, it even
 
 // putTierReferences writes one item per tier, so that an order can name only
 // tier_id (no event_id).
-func (s *Store) putTierReferences(ctx context.Context, e *ticketing.Event) error {
+func (s *Catalog) putTierReferences(ctx context.Context, e *ticketing.Event) error {
 	for _, t := range e.Tiers {
 		if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table),
@@ -258,7 +258,7 @@ func (s *Store) putTierReferences(ctx context.Context, e *ticketing.Event) error
 
 // TierEvent finds the organizer and event of a tier (one GetItem); an unknown
 // tier is a not_found error.
-func (s *Store) TierEvent(ctx context.Context, tierID string) (string, string, error) {
+func (s *Catalog) TierEvent(ctx context.Context, tierID string) (string, string, error) {
 	if !validID(tierID) {
 		return "", "", ticketing.NotFound("tier " + tierID)
 	}
@@ -304,7 +304,7 @@ func visibleEvent(item map[string]types.AttributeValue, organizerID string, env 
 }
 
 // GetEvent reads one visible event of the organizer (one GetItem).
-func (s *Store) GetEvent(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error) {
+func (s *Catalog) GetEvent(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error) {
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
@@ -320,7 +320,7 @@ func (s *Store) GetEvent(ctx context.Context, organizerID, eventID string, env t
 }
 
 // GetEventBySlug finds a visible event by its slug (one Query on GSI3).
-func (s *Store) GetEventBySlug(ctx context.Context, organizerID, slug string, env ticketing.Environment) (*ticketing.Event, error) {
+func (s *Catalog) GetEventBySlug(ctx context.Context, organizerID, slug string, env ticketing.Environment) (*ticketing.Event, error) {
 	if slug == "" || len(slug) > 200 {
 		return nil, ticketing.NotFound("event")
 	}
@@ -343,7 +343,7 @@ func (s *Store) GetEventBySlug(ctx context.Context, organizerID, slug string, en
 
 // GetEventWithSeating reads the event and its seating map in one Query of the
 // event's partition (META plus the compressed map parts).
-func (s *Store) GetEventWithSeating(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error) {
+func (s *Catalog) GetEventWithSeating(ctx context.Context, organizerID, eventID string, env ticketing.Environment) (*ticketing.Event, error) {
 	if !validID(eventID) {
 		return nil, ticketing.NotFound("event")
 	}
@@ -375,7 +375,7 @@ func validID(id string) bool {
 // counter shards exist as items); tier counters are summed over their shards.
 // An occurrenceID narrows it to that occurrence. StockOf is cheaper when the
 // event is at hand.
-func (s *Store) GetStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
+func (s *Catalog) GetStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
 	st := newStock()
 	if err := s.queryStock(ctx, eventID, env, occurrenceID, ticketing.MaxStockShards, stockAdder(st, eventID)); err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -63,7 +62,7 @@ func idemFrom(t ticketing.Tenant, scope, key string, item map[string]types.Attri
 
 // GetIdempotency reads an Idempotency-Key record (strongly consistent); a
 // missing record is a not_found error.
-func (s *Store) GetIdempotency(ctx context.Context, t ticketing.Tenant, scope, key string) (*ticketing.Idempotency, error) {
+func (s *Idempotency) GetIdempotency(ctx context.Context, t ticketing.Tenant, scope, key string) (*ticketing.Idempotency, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(idemPK(t, scope, key), skIdem),
 		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: s.rcc(),
@@ -81,7 +80,7 @@ func (s *Store) GetIdempotency(ctx context.Context, t ticketing.Tenant, scope, k
 // BeginIdempotency creates the record of an order's Idempotency-Key and returns
 // it, or returns the existing one with ErrIdempotencyTaken (from the failed
 // condition, in the same request).
-func (s *Store) BeginIdempotency(ctx context.Context, rec *ticketing.Idempotency, now time.Time) (*ticketing.Idempotency, error) {
+func (s *Idempotency) BeginIdempotency(ctx context.Context, rec *ticketing.Idempotency, now time.Time) (*ticketing.Idempotency, error) {
 	out, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: idemAV(rec, false),
 		ConditionExpression:                 aws.String("attribute_not_exists(PK)"),
@@ -103,7 +102,7 @@ func (s *Store) BeginIdempotency(ctx context.Context, rec *ticketing.Idempotency
 }
 
 // ClaimIdempotency moves the lease from oldLease to rec's (conditional).
-func (s *Store) ClaimIdempotency(ctx context.Context, rec *ticketing.Idempotency, oldLease string) error {
+func (s *Idempotency) ClaimIdempotency(ctx context.Context, rec *ticketing.Idempotency, oldLease string) error {
 	e := newExprs()
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(idemPK(rec.Tenant, rec.Scope, rec.Key), skIdem),
@@ -121,7 +120,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, rec *ticketing.Idempotency
 }
 
 // ReleaseIdempotency deletes a record whose order was never written (conditional on the lease).
-func (s *Store) ReleaseIdempotency(ctx context.Context, rec *ticketing.Idempotency) error {
+func (s *Idempotency) ReleaseIdempotency(ctx context.Context, rec *ticketing.Idempotency) error {
 	e := newExprs()
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(s.table), Key: keyOf(idemPK(rec.Tenant, rec.Scope, rec.Key), skIdem),
@@ -159,7 +158,7 @@ func holdIPState(item map[string]types.AttributeValue) (ticketing.HoldIPState, e
 
 // AdmitHoldIP counts a publishable-key hold request against its client IP's
 // fixed-window budget (one conditional write; a new window takes a second).
-func (s *Store) AdmitHoldIP(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (ticketing.HoldIPState, bool, time.Time, error) {
+func (s *Limits) AdmitHoldIP(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (ticketing.HoldIPState, bool, time.Time, error) {
 	win := now.UnixMilli() / window.Milliseconds()
 	reset := time.UnixMilli((win + 1) * window.Milliseconds()).UTC()
 	expire := num(strconv.FormatInt(now.Add(window+housekeeping).Unix(), 10))
@@ -210,7 +209,7 @@ func (s *Store) AdmitHoldIP(ctx context.Context, key string, limit int, window t
 }
 
 // GetHoldIP reads the per-IP record (strongly consistent).
-func (s *Store) GetHoldIP(ctx context.Context, key string) (ticketing.HoldIPState, error) {
+func (s *Limits) GetHoldIP(ctx context.Context, key string) (ticketing.HoldIPState, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(holdIPPK(key), skHoldIP), ConsistentRead: aws.Bool(true),
 	})
@@ -221,7 +220,7 @@ func (s *Store) GetHoldIP(ctx context.Context, key string) (ticketing.HoldIPStat
 }
 
 // ForgetHoldIP removes a hold from its IP's active set (it was released or used).
-func (s *Store) ForgetHoldIP(ctx context.Context, key, holdID string) error {
+func (s *Limits) ForgetHoldIP(ctx context.Context, key, holdID string) error {
 	e := newExprs()
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(holdIPPK(key), skHoldIP),
@@ -247,7 +246,7 @@ const (
 
 // CreateHold takes the seats and writes the hold in one transaction (see the
 // port). A seat is free when its item is absent, or held/reserved past its expiry.
-func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketing.Idempotency, ip *ticketing.HoldIPUpdate, now time.Time) error {
+func (s *Holds) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketing.Idempotency, ip *ticketing.HoldIPUpdate, now time.Time) error {
 	doc, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -319,7 +318,7 @@ func (s *Store) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 
 // holdIPUpdate adds a hold to its IP's record, conditional on the version
 // read (absent before the first hold), and drops the expired entries.
-func (s *Store) holdIPUpdate(ip *ticketing.HoldIPUpdate) *types.Update {
+func (s *Holds) holdIPUpdate(ip *ticketing.HoldIPUpdate) *types.Update {
 	e := newExprs()
 	upd := "SET " + e.n("holds") + "." + e.n(ip.Add) + " = " + e.ms(ip.Until) + ", " + e.n("v") + " = " + e.d(ip.Version+1)
 	if len(ip.Remove) > 0 {
@@ -342,36 +341,8 @@ func (s *Store) holdIPUpdate(ip *ticketing.HoldIPUpdate) *types.Update {
 	}
 }
 
-// transact runs a transaction, retrying (with jittered backoff) when DynamoDB
-// cancels it only because another transaction touched the same items.
-func (s *Store) transact(ctx context.Context, op string, items []types.TransactWriteItem) error {
-	var err error
-	for attempt := range 8 {
-		var out *dynamodb.TransactWriteItemsOutput
-		out, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: items, ReturnConsumedCapacity: s.rcc(),
-		})
-		if err == nil {
-			for _, c := range out.ConsumedCapacity {
-				s.record(op, &c)
-			}
-			return nil
-		}
-		if failed, _ := failedItems(err); len(failed) > 0 || !txConflict(err) {
-			return err
-		}
-		d := time.Duration(5<<attempt) * time.Millisecond
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d/2 + rand.N(d)):
-		}
-	}
-	return err
-}
-
 // GetHold reads a hold; a missing hold is a not_found error.
-func (s *Store) GetHold(ctx context.Context, id string) (*ticketing.Hold, error) {
+func (s *Holds) GetHold(ctx context.Context, id string) (*ticketing.Hold, error) {
 	if !validID(id) {
 		return nil, ticketing.NotFound("hold")
 	}
@@ -398,7 +369,7 @@ func (s *Store) GetHold(ctx context.Context, id string) (*ticketing.Hold, error)
 
 // ReleaseSeat deletes a seat's item if this reservation still holds it, live,
 // and then gives the seat back to its client's counter (see the port).
-func (s *Store) ReleaseSeat(ctx context.Context, h *ticketing.Hold, seat ticketing.HoldSeat, now time.Time) (bool, error) {
+func (s *Holds) ReleaseSeat(ctx context.Context, h *ticketing.Hold, seat ticketing.HoldSeat, now time.Time) (bool, error) {
 	e := newExprs()
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(s.table), Key: keyOf(stockPK(h.EventID, string(h.Environment)), stockSeatSK(h.OccurrenceID, seat.SeatID)),

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"strconv"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )

@@ -21,7 +21,7 @@ import (
 func keyIPPK(keyID, day string) string { return "KEYIP#" + keyID + "#" + day }
 
 // SeenKeyIP implements email.KeyIPStore.
-func (s *Store) SeenKeyIP(ctx context.Context, keyID, day, ip string, limit int) (bool, int, error) {
+func (s *Keys) SeenKeyIP(ctx context.Context, keyID, day, ip string, limit int) (bool, int, error) {
 	sum := sha256.Sum256([]byte(ip))
 	item := keyOf(keyIPPK(keyID, day), hex.EncodeToString(sum[:16]))
 	item["ttl"] = num(strconv.FormatInt(s.clock.Now().Add(48*time.Hour).Unix(), 10))

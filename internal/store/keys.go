@@ -33,7 +33,7 @@ type keyRefItem struct {
 }
 
 // CreateKey stores a key by the hash of its secret; the secret itself is never stored.
-func (s *Store) CreateKey(ctx context.Context, k auth.Key, hash string) error {
+func (s *Keys) CreateKey(ctx context.Context, k auth.Key, hash string) error {
 	item, err := marshal(keyItem{PK: keyPK(hash), SK: skKey, Hash: hash, Key: k})
 	if err != nil {
 		return fmt.Errorf("marshal key %s: %w", k.ID, err)
@@ -58,7 +58,7 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key, hash string) error {
 }
 
 // ListKeys returns an organizer's keys, oldest first.
-func (s *Store) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, error) {
+func (s *Keys) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, error) {
 	var res []auth.Key
 	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String("GSI1"),
@@ -84,7 +84,7 @@ func (s *Store) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, e
 // RevokeKey marks a key revoked by its public id; processes that cached the key
 // stop accepting it within their key cache's lifetime (TIX_KEY_CACHE_TTL).
 // Revoking a revoked key keeps the first revocation time.
-func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
+func (s *Keys) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
 	})
@@ -122,7 +122,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*aut
 // LookupKey reads the key with the given hash (strongly consistent, so that a
 // key is found the moment it was created); auth.ErrUnknownKey when none has it.
 // It writes nothing.
-func (s *Store) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
+func (s *Keys) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyPK(hash), skKey), ConsistentRead: aws.Bool(true),
 		ReturnConsumedCapacity: s.rcc(),
@@ -145,7 +145,7 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (*auth.Key, error) {
 // of the stored key (nil: the service's defaults), on both of its items in one
 // transaction; an error from change is returned as is. Processes that cached
 // the key apply them within their key cache's lifetime (TIX_KEY_CACHE_TTL).
-func (s *Store) SetKeyRateLimits(ctx context.Context, keyID string, change func(auth.Key) (*auth.RateLimits, error)) (*auth.Key, error) {
+func (s *Keys) SetKeyRateLimits(ctx context.Context, keyID string, change func(auth.Key) (*auth.RateLimits, error)) (*auth.Key, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
 	})

@@ -20,12 +20,12 @@ func TestCountRequest_OneWriteUnitAndNeverPastTheLimit(t *testing.T) {
 	ctx := context.Background()
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
 	k := auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_x", Type: auth.Secret, Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: time.Now()}
-	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+	if err := st.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
 		t.Fatal(err)
 	}
 	var units []float64
 	st.OnCapacity(func(op string, c *types.ConsumedCapacity) { units = append(units, *c.CapacityUnits) })
-	if _, err := st.LookupKey(ctx, auth.Hash(secret)); err != nil {
+	if _, err := st.Keys.LookupKey(ctx, auth.Hash(secret)); err != nil {
 		t.Fatal(err)
 	}
 	if len(units) != 1 || units[0] != 1 {
@@ -35,12 +35,12 @@ func TestCountRequest_OneWriteUnitAndNeverPastTheLimit(t *testing.T) {
 	until := time.Now().Add(time.Minute)
 	counter := k.ID + "#read#123#s0"
 	for i := 1; i <= 3; i++ {
-		used, ok, err := st.CountRequest(ctx, counter, 3, until)
+		used, ok, err := st.Keys.CountRequest(ctx, counter, 3, until)
 		if err != nil || !ok || used != i {
 			t.Fatalf("count %d: used %d admitted %v err %v", i, used, ok, err)
 		}
 	}
-	if _, ok, err := st.CountRequest(ctx, counter, 3, until); err != nil || ok {
+	if _, ok, err := st.Keys.CountRequest(ctx, counter, 3, until); err != nil || ok {
 		t.Fatalf("a fourth request on a limit of 3: admitted %v, err %v", ok, err)
 	}
 	for _, u := range units {
@@ -56,26 +56,26 @@ func TestSetKeyRateLimits(t *testing.T) {
 	ctx := context.Background()
 	secret := auth.NewSecret(auth.Publishable, ticketing.EnvTest)
 	k := auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_x", Type: auth.Publishable, Environment: ticketing.EnvTest, CreatedAt: time.Now().UTC()}
-	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+	if err := st.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.LookupKey(ctx, auth.Hash(secret)); err != nil || got.RateLimits != nil {
+	if got, err := st.Keys.LookupKey(ctx, auth.Hash(secret)); err != nil || got.RateLimits != nil {
 		t.Fatalf("new key: %+v %v, want no rate limits", got, err)
 	}
 	rl := &auth.RateLimits{Reads: 600000, Writes: 60000, IPReads: 120, IPWrites: 10}
-	if _, err := st.SetKeyRateLimits(ctx, k.ID, func(auth.Key) (*auth.RateLimits, error) { return rl, nil }); err != nil {
+	if _, err := st.Keys.SetKeyRateLimits(ctx, k.ID, func(auth.Key) (*auth.RateLimits, error) { return rl, nil }); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.LookupKey(ctx, auth.Hash(secret))
+	got, err := st.Keys.LookupKey(ctx, auth.Hash(secret))
 	if err != nil || got.RateLimits == nil || *got.RateLimits != *rl {
 		t.Fatalf("after set-budget: %+v %v", got, err)
 	}
-	list, err := st.ListKeys(ctx, "org_x")
+	list, err := st.Keys.ListKeys(ctx, "org_x")
 	if err != nil || len(list) != 1 || list[0].RateLimits == nil || *list[0].RateLimits != *rl {
 		t.Fatalf("listed: %+v %v", list, err)
 	}
 	var te *ticketing.Error
-	if _, err := st.SetKeyRateLimits(ctx, "key_missing", func(auth.Key) (*auth.RateLimits, error) { return rl, nil }); !errors.As(err, &te) || te.Code != ticketing.CodeNotFound {
+	if _, err := st.Keys.SetKeyRateLimits(ctx, "key_missing", func(auth.Key) (*auth.RateLimits, error) { return rl, nil }); !errors.As(err, &te) || te.Code != ticketing.CodeNotFound {
 		t.Fatalf("unknown key: %v, want not found", err)
 	}
 }

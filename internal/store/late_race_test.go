@@ -29,10 +29,10 @@ func newLateRace(t *testing.T) *lateRace {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Second)
 	r := &lateRace{st: testenv.Store(t, clock.NewFixed(now)), now: now}
-	if err := r.st.PutEvent(context.Background(), ticketingtest.Event(now)); err != nil {
+	if err := r.st.Catalog.PutEvent(context.Background(), ticketingtest.Event(now)); err != nil {
 		t.Fatal(err)
 	}
-	e, err := r.st.GetEvent(context.Background(), ticketingtest.Org, ticketingtest.EventID, ticketing.EnvTest)
+	e, err := r.st.Catalog.GetEvent(context.Background(), ticketingtest.Org, ticketingtest.EventID, ticketing.EnvTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +65,12 @@ func (r *lateRace) event(typ string, o *ticketing.Order) *ticketing.OrderEvent {
 func (r *lateRace) cancelled(t *testing.T, o *ticketing.Order) (*ticketing.Order, ticketing.Timer) {
 	t.Helper()
 	ctx := context.Background()
-	if err := r.st.CreateOrder(ctx, o, r.e, r.now); err != nil {
+	if err := r.st.Orders.CreateOrder(ctx, o, r.e, r.now); err != nil {
 		t.Fatal(err)
 	}
 	at, check := o.ExpiresAt, o.ExpiresAt.Add(10*time.Minute)
 	o.Status, o.CancelReason, o.CancelledAt, o.PaymentCheckAt = ticketing.OrderCancelled, "expired", &at, &check
-	if err := r.st.CancelOrder(ctx, o, r.event(ticketing.EventOrderCancelled, o), at, true); err != nil {
+	if err := r.st.Orders.CancelOrder(ctx, o, r.event(ticketing.EventOrderCancelled, o), at, true); err != nil {
 		t.Fatal(err)
 	}
 	tm, _ := o.CheckTimer()
@@ -132,13 +132,13 @@ func TestConcurrency_ReinstateRacesOrdersForTheLastUnit(t *testing.T) {
 	for round := range rounds {
 		r := newLateRace(t)
 		late, tm := r.cancelled(t, r.order(1, ""))
-		if err := r.st.CreateOrder(ctx, r.order(ticketingtest.GACap-1, ""), r.e, r.now); err != nil {
+		if err := r.st.Orders.CreateOrder(ctx, r.order(ticketingtest.GACap-1, ""), r.e, r.now); err != nil {
 			t.Fatal(err)
 		}
 		var rivals []func() error
 		for range 1 + round%6 {
 			o := r.order(1, "")
-			rivals = append(rivals, func() error { return r.st.CreateOrder(ctx, o, r.e, r.now) })
+			rivals = append(rivals, func() error { return r.st.Orders.CreateOrder(ctx, o, r.e, r.now) })
 		}
 		var most atomic.Int64
 		stop := make(chan struct{})
@@ -146,7 +146,7 @@ func TestConcurrency_ReinstateRacesOrdersForTheLastUnit(t *testing.T) {
 		go func() {
 			defer close(watched)
 			for {
-				if st, err := r.st.GetStock(ctx, ticketingtest.EventID, ticketing.EnvTest, ""); err == nil {
+				if st, err := r.st.Catalog.GetStock(ctx, ticketingtest.EventID, ticketing.EnvTest, ""); err == nil {
 					n := int64(st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: ticketingtest.GATier}])
 					if n > most.Load() {
 						most.Store(n)
@@ -160,7 +160,7 @@ func TestConcurrency_ReinstateRacesOrdersForTheLastUnit(t *testing.T) {
 			}
 		}()
 		reinstated, won := race(t, func() error {
-			return r.st.ReinstateOrder(ctx, late, r.e, r.event(ticketing.EventOrderPaid, late), *late.PaidAt, []ticketing.Timer{tm})
+			return r.st.Orders.ReinstateOrder(ctx, late, r.e, r.event(ticketing.EventOrderPaid, late), *late.PaidAt, []ticketing.Timer{tm})
 		}, rivals)
 		close(stop)
 		<-watched
@@ -192,16 +192,16 @@ func TestConcurrency_ReinstateRacesHoldsForASeat(t *testing.T) {
 			h := &ticketing.Hold{ID: fmt.Sprintf("hold_r%016d", i), OrganizerID: ticketingtest.Org, Environment: ticketing.EnvTest,
 				KeyID: "key_r", EventID: ticketingtest.EventID, OccurrenceID: ticketing.NoOccurrence, CreatedAt: at, ExpiresAt: at.Add(15 * time.Minute),
 				Seats: []ticketing.HoldSeat{{ReservationID: fmt.Sprintf("rsv_r%d", i), SeatID: "seat_1", Label: "A-1", TierID: ticketingtest.SeatTier, Price: 300000}}}
-			rivals = append(rivals, func() error { return r.st.CreateHold(ctx, h, nil, nil, at) })
+			rivals = append(rivals, func() error { return r.st.Holds.CreateHold(ctx, h, nil, nil, at) })
 		}
 		reinstated, won := race(t, func() error {
-			return r.st.ReinstateOrder(ctx, late, r.e, r.event(ticketing.EventOrderPaid, late), at, []ticketing.Timer{tm})
+			return r.st.Orders.ReinstateOrder(ctx, late, r.e, r.event(ticketing.EventOrderPaid, late), at, []ticketing.Timer{tm})
 		}, rivals)
 		if reinstated {
 			reinstatements++
 			won++
 		}
-		st, err := r.st.GetStock(ctx, ticketingtest.EventID, ticketing.EnvTest, "")
+		st, err := r.st.Catalog.GetStock(ctx, ticketingtest.EventID, ticketing.EnvTest, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +216,7 @@ func TestConcurrency_ReinstateRacesHoldsForASeat(t *testing.T) {
 
 func lateSold(t *testing.T, r *lateRace) int {
 	t.Helper()
-	st, err := r.st.GetStock(context.Background(), ticketingtest.EventID, ticketing.EnvTest, "")
+	st, err := r.st.Catalog.GetStock(context.Background(), ticketingtest.EventID, ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func lateSold(t *testing.T, r *lateRace) int {
 // reinstated, else still cancelled at the version it had.
 func wantLateOutcome(t *testing.T, r *lateRace, late *ticketing.Order, reinstated bool) {
 	t.Helper()
-	got, err := r.st.GetOrder(context.Background(), late.ID)
+	got, err := r.st.Orders.GetOrder(context.Background(), late.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,15 +18,15 @@ func TestReinstateTakesTheOrdersOwnStaleReservation(t *testing.T) {
 	ctx := context.Background()
 	r := newLateRace(t)
 	o := r.order(1, "seat_1")
-	if err := r.st.CreateOrder(ctx, o, r.e, r.now); err != nil {
+	if err := r.st.Orders.CreateOrder(ctx, o, r.e, r.now); err != nil {
 		t.Fatal(err)
 	}
 	other := r.order(1, "seat_2")
-	if err := r.st.CreateOrder(ctx, other, r.e, r.now); err != nil {
+	if err := r.st.Orders.CreateOrder(ctx, other, r.e, r.now); err != nil {
 		t.Fatal(err)
 	}
 	o.Status, o.CancelReason = ticketing.OrderCancelled, "payment_failed"
-	if err := r.st.CancelOrder(ctx, o, r.event(ticketing.EventOrderCancelled, o), r.now, false); err != nil {
+	if err := r.st.Orders.CancelOrder(ctx, o, r.event(ticketing.EventOrderCancelled, o), r.now, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.st.PutStaleReservation(ctx, o, 0); err != nil {
@@ -39,7 +39,7 @@ func TestReinstateTakesTheOrdersOwnStaleReservation(t *testing.T) {
 		n.Lines[0].Seat = &ticketing.SeatRef{SeatID: seat, Label: seat, ZoneName: "Stalls"}
 		n.Status, n.PaidAt, n.CancelReason = ticketing.OrderPaid, &at, ""
 		n.TicketNumber, n.Tickets = r.id("TIX-R"), []ticketing.Ticket{{Number: r.id("TIX-R"), Status: ticketing.TicketIssued}}
-		err := r.st.ReinstateOrder(ctx, &n, r.e, r.event(ticketing.EventOrderPaid, &n), at, nil)
+		err := r.st.Orders.ReinstateOrder(ctx, &n, r.e, r.event(ticketing.EventOrderPaid, &n), at, nil)
 		if err == nil {
 			*o = n
 		}
@@ -52,7 +52,7 @@ func TestReinstateTakesTheOrdersOwnStaleReservation(t *testing.T) {
 	if err := reinstate("seat_1"); err != nil {
 		t.Fatalf("reinstate onto the order's own stale reservation: %v", err)
 	}
-	st, err := r.st.GetStock(ctx, o.EventID, o.Environment, "")
+	st, err := r.st.Catalog.GetStock(ctx, o.EventID, o.Environment, "")
 	if err != nil {
 		t.Fatal(err)
 	}

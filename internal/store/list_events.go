@@ -20,7 +20,7 @@ import (
 // when filters drop items (the default listing takes one), up to the list
 // budget: then the page is short (maybe empty) with has_more and a cursor. The
 // cursor is signed and bound to the query's filters.
-func (s *Store) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticketing.EventPage, error) {
+func (s *Catalog) ListEvents(ctx context.Context, q ticketing.EventQuery) (*ticketing.EventPage, error) {
 	lq := newEventListQuery(q)
 	lq.startBounds(q)
 	lq.filter(q)
@@ -135,7 +135,7 @@ func (lq *eventListQuery) filter(q ticketing.EventQuery) {
 
 // eventPage turns the items read (one more than the page when there is another)
 // into the page, its cursor and each event's units sold in q's environment.
-func (s *Store) eventPage(q ticketing.EventQuery, lq *eventListQuery, res listed, fingerprint string) (*ticketing.EventPage, error) {
+func (s *Catalog) eventPage(q ticketing.EventQuery, lq *eventListQuery, res listed, fingerprint string) (*ticketing.EventPage, error) {
 	items, next := s.cut(res, q.Limit, lq.pkName, lq.skName, fingerprint)
 	page := &ticketing.EventPage{HasMore: next != "", NextCursor: next}
 	for _, item := range items {

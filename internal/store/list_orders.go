@@ -20,7 +20,7 @@ import (
 // list budget: then it is short (maybe empty) with has_more and a cursor. The
 // cursor is the sort key the next page starts below (sort keys end with the
 // order id, so no two orders share one), signed and bound to the filters.
-func (s *Store) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
+func (s *Orders) ListOrders(ctx context.Context, q ticketing.OrderQuery) (*ticketing.OrderPage, error) {
 	lo, hi := orderListBounds(q)
 	fingerprint := fmt.Sprintf("orders|%s|%s|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.Status, q.EventID, lo, hi)
 	below := ""

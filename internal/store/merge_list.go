@@ -49,7 +49,7 @@ type mergeShard struct {
 // above the shards' highest front are known to be complete; a page ended by
 // the budget is short (maybe empty) and resumes below that front. A page
 // examines at most the budget or one item per partition, whichever is more.
-func (s *Store) mergeNewest(ctx context.Context, q mergeQuery) ([]map[string]types.AttributeValue, string, error) {
+func (s *Webhooks) mergeNewest(ctx context.Context, q mergeQuery) ([]map[string]types.AttributeValue, string, error) {
 	skName := q.index + "SK"
 	readAhead := exact
 	if q.filter != "" {
@@ -117,7 +117,7 @@ func sortNewest(items []map[string]types.AttributeValue, skName string) {
 
 // mergeRead queries shard i backwards for up to limit items (below q.below)
 // and returns how many it examined.
-func (s *Store) mergeRead(ctx context.Context, q mergeQuery, i int, sh *mergeShard, limit int) (int, error) {
+func (s *Webhooks) mergeRead(ctx context.Context, q mergeQuery, i int, sh *mergeShard, limit int) (int, error) {
 	names := maps.Clone(q.names)
 	vals := maps.Clone(q.vals)
 	if names == nil {
@@ -157,7 +157,7 @@ func (s *Store) mergeRead(ctx context.Context, q mergeQuery, i int, sh *mergeSha
 }
 
 // mergeCursor signs the sort key to resume below ("" gives "").
-func (s *Store) mergeCursor(index, below, fingerprint string) string {
+func (s *Webhooks) mergeCursor(index, below, fingerprint string) string {
 	if below == "" {
 		return ""
 	}
@@ -165,7 +165,7 @@ func (s *Store) mergeCursor(index, below, fingerprint string) string {
 }
 
 // mergeBelow reads a cursor back into the sort key to resume below.
-func (s *Store) mergeBelow(cursor, index, fingerprint string) (string, error) {
+func (s *Webhooks) mergeBelow(cursor, index, fingerprint string) (string, error) {
 	if cursor == "" {
 		return "", nil
 	}

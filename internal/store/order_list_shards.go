@@ -61,12 +61,12 @@ type orderShard struct {
 // orderMerge reads the shards of one listing (every shard with the same key
 // condition and filter) and merges them newest first.
 type orderMerge struct {
-	s      *Store
+	s      *Orders
 	shards []*orderShard
 	dropSK string // the cursor's own sort key, read by an inclusive bound and dropped
 }
 
-func (s *Store) newOrderMerge(base *dynamodb.QueryInput, pkPlaceholder string, pks []string, dropSK string) *orderMerge {
+func (s *Orders) newOrderMerge(base *dynamodb.QueryInput, pkPlaceholder string, pks []string, dropSK string) *orderMerge {
 	m := &orderMerge{s: s, dropSK: dropSK}
 	for _, pk := range pks {
 		sh := &orderShard{in: *base}

@@ -78,7 +78,7 @@ func walk(t *testing.T, st *store.Store, q ticketing.OrderQuery) (ids []string, 
 		if pages > 200 {
 			t.Fatalf("%+v: more than 200 pages", q)
 		}
-		page, err := st.ListOrders(context.Background(), q)
+		page, err := st.Orders.ListOrders(context.Background(), q)
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)
 		}
@@ -187,13 +187,13 @@ func TestListOrders_ShardedIndexMergesNewestFirst(t *testing.T) {
 
 	// A cursor is bound to its filters.
 	q = ticketing.OrderQuery{OrganizerID: listOrg, Environment: ticketing.EnvTest, Now: base, Limit: 3}
-	page, err := st.ListOrders(ctx, q)
+	page, err := st.Orders.ListOrders(ctx, q)
 	if err != nil || !page.HasMore {
 		t.Fatalf("first page %+v, %v", page, err)
 	}
 	q.Cursor, q.Status = page.NextCursor, ticketing.OrderPaid
 	var te *ticketing.Error
-	if _, err := st.ListOrders(ctx, q); !errors.As(err, &te) || te.Code != ticketing.CodeInvalidRequest || te.Param != "cursor" {
+	if _, err := st.Orders.ListOrders(ctx, q); !errors.As(err, &te) || te.Code != ticketing.CodeInvalidRequest || te.Param != "cursor" {
 		t.Fatalf("cursor reused with another status: %v, want invalid cursor", err)
 	}
 
@@ -210,7 +210,7 @@ func TestListOrders_ShardedIndexMergesNewestFirst(t *testing.T) {
 			}
 		}
 	})
-	if _, err := st.ListOrders(ctx, ticketing.OrderQuery{OrganizerID: listOrg, Environment: ticketing.EnvTest, Now: base, Limit: 20}); err != nil {
+	if _, err := st.Orders.ListOrders(ctx, ticketing.OrderQuery{OrganizerID: listOrg, Environment: ticketing.EnvTest, Now: base, Limit: 20}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("GET /orders?limit=20 over %d partitions (%d shards and the unsharded one): %d Queries, %.1f read units", store.OrderListShards+1, store.OrderListShards, queries, units)

@@ -55,7 +55,7 @@ func orderFrom(item map[string]types.AttributeValue) (*ticketing.Order, error) {
 
 // orderUpdate rewrites an order's document and status, conditional on the
 // version read (plus extra conditions), and bumps the version.
-func (s *Store) orderUpdate(o *ticketing.Order, extraCond string, e *exprs) (*types.Update, error) {
+func (s *Orders) orderUpdate(o *ticketing.Order, extraCond string, e *exprs) (*types.Update, error) {
 	doc, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (s *Store) orderUpdate(o *ticketing.Order, extraCond string, e *exprs) (*ty
 	}, nil
 }
 
-func outboxPut(s *Store, ev *ticketing.OrderEvent) (types.TransactWriteItem, error) {
+func outboxPut(s *core, ev *ticketing.OrderEvent) (types.TransactWriteItem, error) {
 	doc, err := json.Marshal(ev)
 	if err != nil {
 		return types.TransactWriteItem{}, err
@@ -137,7 +137,7 @@ func seatTakeCond(e *exprs, o *ticketing.Order, l ticketing.OrderLine, now time.
 }
 
 // promoTake counts one use of a promo code with max_uses, under its limit.
-func (s *Store) promoTake(o *ticketing.Order, p *ticketing.Promo) *types.Update {
+func (s *Orders) promoTake(o *ticketing.Order, p *ticketing.Promo) *types.Update {
 	e := newExprs()
 	return &types.Update{
 		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(p.Code)),
@@ -148,7 +148,7 @@ func (s *Store) promoTake(o *ticketing.Order, p *ticketing.Promo) *types.Update 
 }
 
 // SetPayment stores the provider's payment on a pending order that has none.
-func (s *Store) SetPayment(ctx context.Context, o *ticketing.Order) error {
+func (s *Orders) SetPayment(ctx context.Context, o *ticketing.Order) error {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPending)), e)
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *Store) SetPayment(ctx context.Context, o *ticketing.Order) error {
 
 // GetOrder reads an order (strongly consistent); a missing order is a
 // not_found error.
-func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, error) {
+func (s *Orders) GetOrder(ctx context.Context, id string) (*ticketing.Order, error) {
 	if !validID(id) {
 		return nil, ticketing.NotFound("order")
 	}
@@ -191,7 +191,7 @@ func (s *Store) GetOrder(ctx context.Context, id string) (*ticketing.Order, erro
 }
 
 // PromoUses reads how many orders hold a promo code in an environment.
-func (s *Store) PromoUses(ctx context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
+func (s *Catalog) PromoUses(ctx context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(stockPK(eventID, string(env)), promoSK(code)),
 		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: s.rcc(),
@@ -212,7 +212,7 @@ func (s *Store) PromoUses(ctx context.Context, eventID string, env ticketing.Env
 // ConfirmOrder: pending (not overdue unless overdueOK, payment stored) ->
 // paid, seats sold, ticket numbers reserved in the environment, outbox event;
 // one transaction.
-func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOK bool) error {
+func (s *Orders) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOK bool) error {
 	e := newExprs()
 	cond := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
 	if !overdueOK {
@@ -238,11 +238,11 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 	}
 	firstTicket := len(items)
 	items = append(items, s.ticketPuts(o)...)
-	out, err := outboxPut(s, ev)
+	out, err := outboxPut(s.core, ev)
 	if err != nil {
 		return err
 	}
-	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
+	items = append(items, out, dueDelete(s.core, o.ExpiryTimer()))
 	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
@@ -264,7 +264,7 @@ func (s *Store) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 // counters and the promo use given back, outbox event; one transaction. Seats
 // are freed after it: a reserved seat past its expiry is free anyway, so a
 // crash between the two loses nothing.
-func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOnly bool) error {
+func (s *Orders) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent, now time.Time, overdueOnly bool) error {
 	e := newExprs()
 	cond := e.n("st") + " = " + e.s(string(ticketing.OrderPending))
 	if overdueOnly {
@@ -286,13 +286,13 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 			ExpressionAttributeNames: pe.names, ExpressionAttributeValues: pe.vals,
 		}})
 	}
-	out, err := outboxPut(s, ev)
+	out, err := outboxPut(s.core, ev)
 	if err != nil {
 		return err
 	}
-	items = append(items, out, dueDelete(s, o.ExpiryTimer()))
+	items = append(items, out, dueDelete(s.core, o.ExpiryTimer()))
 	if t, ok := o.CheckTimer(); ok {
-		items = append(items, duePut(s, t))
+		items = append(items, duePut(s.core, t))
 	}
 	items = append(items, s.clientCapGiveBack(o)...)
 	err = s.transact(ctx, "CancelOrder", items)
@@ -311,7 +311,7 @@ func (s *Store) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticketi
 	return nil
 }
 
-func (s *Store) seatDelete(o *ticketing.Order, l ticketing.OrderLine, state string) *types.Delete {
+func (s *Orders) seatDelete(o *ticketing.Order, l ticketing.OrderLine, state string) *types.Delete {
 	e := newExprs()
 	return &types.Delete{
 		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), stockSeatSK(occKey(o), l.Seat.SeatID)),
@@ -320,7 +320,7 @@ func (s *Store) seatDelete(o *ticketing.Order, l ticketing.OrderLine, state stri
 	}
 }
 
-func (s *Store) freeSeat(ctx context.Context, o *ticketing.Order, l ticketing.OrderLine, state string) {
+func (s *Orders) freeSeat(ctx context.Context, o *ticketing.Order, l ticketing.OrderLine, state string) {
 	d := s.seatDelete(o, l, state)
 	_, _ = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
@@ -331,7 +331,7 @@ func (s *Store) freeSeat(ctx context.Context, o *ticketing.Order, l ticketing.Or
 // StartRefund records a pending refund on a paid order that has none, with
 // the marker of its settlement timer when the provider settles on its own; one
 // transaction.
-func (s *Store) StartRefund(ctx context.Context, o *ticketing.Order) error {
+func (s *Orders) StartRefund(ctx context.Context, o *ticketing.Order) error {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPaid)), e)
 	if err != nil {
@@ -339,7 +339,7 @@ func (s *Store) StartRefund(ctx context.Context, o *ticketing.Order) error {
 	}
 	items := []types.TransactWriteItem{{Update: upd}}
 	if t, ok := o.SettleTimer(); ok {
-		items = append(items, duePut(s, t))
+		items = append(items, duePut(s.core, t))
 	}
 	err = s.transact(ctx, "StartRefund", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
@@ -355,7 +355,7 @@ func (s *Store) StartRefund(ctx context.Context, o *ticketing.Order) error {
 // CompleteRefund: paid (refund pending) -> refunded, stock given back (tier
 // counters, sold seats), outbox event, the settlement timer's marker deleted;
 // one transaction.
-func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent) error {
+func (s *Orders) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *ticketing.OrderEvent) error {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderPaid)), e)
 	if err != nil {
@@ -369,13 +369,13 @@ func (s *Store) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tick
 			items = append(items, s.lineGiveBack(o, l)...)
 		}
 	}
-	out, err := outboxPut(s, ev)
+	out, err := outboxPut(s.core, ev)
 	if err != nil {
 		return err
 	}
 	items = append(items, out)
 	if t, ok := o.SettleTimer(); ok {
-		items = append(items, dueDelete(s, t))
+		items = append(items, dueDelete(s.core, t))
 	}
 	err = s.transact(ctx, "CompleteRefund", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {

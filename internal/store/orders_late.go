@@ -15,7 +15,7 @@ import (
 // stock is taken again as a new order would take it (tier counters within
 // capacity, seats only when free) but straight to sold, with the ticket
 // numbers, the outbox event and the done markers deleted; one transaction.
-func (s *Store) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
+func (s *Orders) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) error {
 	if err := s.planShards(o, ev); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (s *Store) ReinstateOrder(ctx context.Context, o *ticketing.Order, ev *tick
 }
 
 // reinstateTxn is ReinstateOrder's transaction.
-func (s *Store) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) (*orderTxn, error) {
+func (s *Orders) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticketing.OrderEvent, now time.Time, done []ticketing.Timer) (*orderTxn, error) {
 	e := newExprs()
 	upd, err := s.orderUpdate(o, e.n("st")+" = "+e.s(string(ticketing.OrderCancelled)), e)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Store) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticket
 	}
 	tx.ticketsAt = len(tx.items)
 	tx.items = append(tx.items, s.ticketPuts(o)...)
-	out, err := outboxPut(s, oe)
+	out, err := outboxPut(s.core, oe)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Store) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticket
 }
 
 // ticketPuts reserves the order's ticket numbers in its environment.
-func (s *Store) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
+func (s *Orders) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
 	numbers := []string{o.TicketNumber}
 	for _, t := range o.Tickets {
 		numbers = append(numbers, t.Number)
@@ -91,7 +91,7 @@ func (s *Store) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
 
 // SaveOrder rewrites an order still in status expect at its version, with
 // the put markers written and the done ones deleted; one transaction.
-func (s *Store) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
+func (s *Orders) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticketing.OrderStatus, put, done []ticketing.Timer) error {
 	if o.Status != expect {
 		return fmt.Errorf("save order %s: status %s, want %s (a save never changes it)", o.ID, o.Status, expect)
 	}
@@ -115,18 +115,18 @@ func (s *Store) SaveOrder(ctx context.Context, o *ticketing.Order, expect ticket
 // markerItems writes the put markers and deletes the done ones, each item
 // once (a transaction may not touch an item twice): a marker in both is
 // written, as if deleted and then put.
-func (s *Store) markerItems(put, done []ticketing.Timer) []types.TransactWriteItem {
+func (s *Orders) markerItems(put, done []ticketing.Timer) []types.TransactWriteItem {
 	seen := map[string]bool{}
 	var items []types.TransactWriteItem
 	for _, list := range []struct {
 		ts  []ticketing.Timer
-		add func(*Store, ticketing.Timer) types.TransactWriteItem
+		add func(*core, ticketing.Timer) types.TransactWriteItem
 	}{{put, duePut}, {done, dueDelete}} {
 		for _, t := range list.ts {
 			k := dueID(t)
 			if !seen[k] {
 				seen[k] = true
-				items = append(items, list.add(s, t))
+				items = append(items, list.add(s.core, t))
 			}
 		}
 	}

@@ -31,13 +31,13 @@ type orderTxn struct {
 
 // CreateOrder writes a pending order and takes its stock in one transaction;
 // ev is the event as priced (capacities, promo limits).
-func (s *Store) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
+func (s *Orders) CreateOrder(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, now time.Time) error {
 	return s.CreateOrderWithKey(ctx, o, ev, nil, now)
 }
 
 // CreateOrderWithKey is CreateOrder that also writes the order's idempotency
 // record (when idem is not nil) in its transaction, if the key has none.
-func (s *Store) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
+func (s *Orders) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) error {
 	o.Version = 1
 	if err := s.planShards(o, ev); err != nil {
 		return err
@@ -80,7 +80,7 @@ func oldIdem(idem *ticketing.Idempotency, err error, i int) *ticketing.Idempoten
 	return old
 }
 
-func (s *Store) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) (*orderTxn, error) {
+func (s *Orders) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *ticketing.Idempotency, now time.Time) (*orderTxn, error) {
 	av, err := orderAV(o, 1)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (s *Store) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *ti
 		tx.capAt = len(tx.items)
 		tx.items = append(tx.items, types.TransactWriteItem{Update: s.clientCapTake(o)})
 	}
-	tx.items = append(tx.items, duePut(s, o.ExpiryTimer()))
+	tx.items = append(tx.items, duePut(s.core, o.ExpiryTimer()))
 	return tx, nil
 }
 
@@ -121,7 +121,7 @@ func (s *Store) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *ti
 // the transaction retried (at most shardAttempts times); a seat refused, or a
 // tier without enough units left, is a *StockError; any other failed item is
 // for other to name.
-func (s *Store) takeStock(ctx context.Context, op string, o *ticketing.Order, ev *ticketing.Event, build func() (*orderTxn, error), other func(tx *orderTxn, err error, i int) error) error {
+func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, ev *ticketing.Event, build func() (*orderTxn, error), other func(tx *orderTxn, err error, i int) error) error {
 	for attempt := 0; ; attempt++ {
 		tx, err := build()
 		if err != nil {
@@ -159,7 +159,7 @@ func (s *Store) takeStock(ctx context.Context, op string, o *ticketing.Order, ev
 // condition of a seat with a reservation) or the planned shards of its tier,
 // none past its cap. sell takes seats straight to sold (a reinstated order)
 // instead of reserved until the order's expiry.
-func (s *Store) addStockItems(tx *orderTxn, o *ticketing.Order, ev *ticketing.Event, now time.Time, sell bool) error {
+func (s *Orders) addStockItems(tx *orderTxn, o *ticketing.Order, ev *ticketing.Event, now time.Time, sell bool) error {
 	tx.stock = map[int]stockRef{}
 	for i, l := range o.Lines {
 		if l.Seated {
@@ -184,7 +184,7 @@ func (s *Store) addStockItems(tx *orderTxn, o *ticketing.Order, ev *ticketing.Ev
 }
 
 // seatTake takes a line's seat, reserved until the order's expiry (sell: sold).
-func (s *Store) seatTake(o *ticketing.Order, l ticketing.OrderLine, now time.Time, sell bool) *types.Update {
+func (s *Orders) seatTake(o *ticketing.Order, l ticketing.OrderLine, now time.Time, sell bool) *types.Update {
 	e := newExprs()
 	cond := seatTakeCond(e, o, l, now, sell)
 	set := "SET " + e.n("t") + " = " + e.s(l.TierID) + ", " + e.n("o") + " = " + e.s(o.ID) + ", " + e.n("st") + " = "

@@ -17,7 +17,7 @@ type organizerItem struct {
 }
 
 // CreateOrganizer stores a new organizer; its id must be unique.
-func (s *Store) CreateOrganizer(ctx context.Context, o ticketing.Organizer) error {
+func (s *Organizers) CreateOrganizer(ctx context.Context, o ticketing.Organizer) error {
 	item, err := marshal(organizerItem{
 		PK: orgPK(o.ID), SK: skOrganizer, GSI1PK: orgListPK, GSI1SK: sortTime(o.CreatedAt) + "#" + o.ID, Organizer: o,
 	})
@@ -38,7 +38,7 @@ func (s *Store) CreateOrganizer(ctx context.Context, o ticketing.Organizer) erro
 }
 
 // GetOrganizer reads one organizer; a missing one is not_found.
-func (s *Store) GetOrganizer(ctx context.Context, id string) (*ticketing.Organizer, error) {
+func (s *Organizers) GetOrganizer(ctx context.Context, id string) (*ticketing.Organizer, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(id), skOrganizer), ConsistentRead: aws.Bool(true),
 	})
@@ -56,7 +56,7 @@ func (s *Store) GetOrganizer(ctx context.Context, id string) (*ticketing.Organiz
 }
 
 // SetOrganizerVerified marks an organizer verified (or not); live keys require it.
-func (s *Store) SetOrganizerVerified(ctx context.Context, id string, verified bool) (*ticketing.Organizer, error) {
+func (s *Organizers) SetOrganizerVerified(ctx context.Context, id string, verified bool) (*ticketing.Organizer, error) {
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(id), skOrganizer),
 		UpdateExpression:          aws.String("SET verified = :v"),
@@ -78,7 +78,7 @@ func (s *Store) SetOrganizerVerified(ctx context.Context, id string, verified bo
 }
 
 // ListOrganizers returns every organizer, oldest first (operator tool only).
-func (s *Store) ListOrganizers(ctx context.Context) ([]ticketing.Organizer, error) {
+func (s *Organizers) ListOrganizers(ctx context.Context) ([]ticketing.Organizer, error) {
 	var res []ticketing.Organizer
 	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String("GSI1"),

@@ -17,9 +17,9 @@ const DefaultListBudget = 500
 
 // SetListBudget changes how many items one listing request examines at most
 // (n <= 0: DefaultListBudget). Tests use a small one.
-func (s *Store) SetListBudget(n int) { s.listBudget = n }
+func (s *DB) SetListBudget(n int) { s.listBudget = n }
 
-func (s *Store) budget() int {
+func (s *core) budget() int {
 	if s.listBudget <= 0 {
 		return DefaultListBudget
 	}
@@ -38,7 +38,7 @@ type listed struct {
 // index ends, or it has examined the budget; readAhead is how many items to
 // ask for per request given how many are still wanted (filters drop items
 // after the read).
-func (s *Store) queryBounded(ctx context.Context, op string, in *dynamodb.QueryInput, start map[string]types.AttributeValue,
+func (s *Catalog) queryBounded(ctx context.Context, op string, in *dynamodb.QueryInput, start map[string]types.AttributeValue,
 	want int, readAhead func(missing int) int) (listed, error) {
 	var res listed
 	examined, budget := 0, max(s.budget(), want) // a page of matches is never cut short
@@ -75,7 +75,7 @@ func ahead(missing int) int { return min(max(4*missing, 50), 500) }
 // the page's items and, when another page follows, its cursor: after the
 // page's last item (keyed on the table's and the index's keys), or where the
 // budget stopped the read. next is "" on the last page.
-func (s *Store) cut(res listed, limit int, pkName, skName, fingerprint string) (items []map[string]types.AttributeValue, next string) {
+func (s *Catalog) cut(res listed, limit int, pkName, skName, fingerprint string) (items []map[string]types.AttributeValue, next string) {
 	items = res.items
 	switch {
 	case len(items) > limit:

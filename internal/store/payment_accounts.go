@@ -28,7 +28,7 @@ type paymentAccountItem struct {
 // marks the organizer verified, in one transaction: the account, the
 // terminal's pointer (refused when another organizer's terminal has that key:
 // a conflict), the old terminal's pointer deleted when the key changed.
-func (s *Store) PutPaymentAccount(ctx context.Context, a ticketing.PaymentAccount) error {
+func (s *Payments) PutPaymentAccount(ctx context.Context, a ticketing.PaymentAccount) error {
 	old, err := s.GetPaymentAccount(ctx, a.OrganizerID)
 	if err != nil && !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		return err
@@ -75,7 +75,7 @@ func (s *Store) PutPaymentAccount(ctx context.Context, a ticketing.PaymentAccoun
 
 // GetPaymentAccount reads an organizer's payment account (not_found when it
 // has none).
-func (s *Store) GetPaymentAccount(ctx context.Context, organizerID string) (*ticketing.PaymentAccount, error) {
+func (s *Payments) GetPaymentAccount(ctx context.Context, organizerID string) (*ticketing.PaymentAccount, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(organizerID), skPaymentAccount), ConsistentRead: aws.Bool(true),
 		ReturnConsumedCapacity: s.rcc(),
@@ -96,7 +96,7 @@ func (s *Store) GetPaymentAccount(ctx context.Context, organizerID string) (*tic
 
 // PaymentAccountByTerminal finds the account of an acquirer's terminal
 // (not_found when no organizer has connected it).
-func (s *Store) PaymentAccountByTerminal(ctx context.Context, acquirer, terminalKey string) (*ticketing.PaymentAccount, error) {
+func (s *Payments) PaymentAccountByTerminal(ctx context.Context, acquirer, terminalKey string) (*ticketing.PaymentAccount, error) {
 	if terminalKey == "" || len(terminalKey) > 100 {
 		return nil, ticketing.NotFound("terminal")
 	}

@@ -15,7 +15,7 @@ import (
 // existing payment account, and nothing else: the terminal, its password and
 // the organizer's verification stay as they are. An organizer without an
 // account is not_found.
-func (s *Store) SetReceiptSettings(ctx context.Context, organizerID, taxation, vat string) (*ticketing.PaymentAccount, error) {
+func (s *Payments) SetReceiptSettings(ctx context.Context, organizerID, taxation, vat string) (*ticketing.PaymentAccount, error) {
 	e := newExprs()
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(orgPK(organizerID), skPaymentAccount),

@@ -2,14 +2,19 @@ package store
 
 import "tix/internal/ticketing"
 
-// The store is every adapter the domain needs from the table.
+// Each store type implements the ports its users declare.
 var (
-	_ ticketing.SalesStore       = (*Store)(nil)
-	_ ticketing.SalesCatalog     = (*Store)(nil)
-	_ ticketing.IdempotencyStore = (*Store)(nil)
-	_ ticketing.ClientLimits     = (*Store)(nil)
-	_ ticketing.HoldStore        = (*Store)(nil)
-	_ ticketing.OrderStore       = (*Store)(nil)
-	_ ticketing.DueTimerStore    = (*Store)(nil)
-	_ ticketing.CatalogStore     = (*Store)(nil)
+	_ ticketing.SalesCatalog     = (*Catalog)(nil)
+	_ ticketing.CatalogStore     = (*Catalog)(nil)
+	_ ticketing.IdempotencyStore = (*Idempotency)(nil)
+	_ ticketing.ClientLimits     = (*Limits)(nil)
+	_ ticketing.HoldStore        = (*Holds)(nil)
+	_ ticketing.OrderStore       = (*Orders)(nil)
+	_ ticketing.DueTimerStore    = (*Due)(nil)
 )
+
+// Sales is the storage roles of the sales services.
+func (s *Store) Sales() ticketing.SalesStores {
+	return ticketing.SalesStores{Catalog: s.Catalog, Idempotency: s.Idempotency, Limits: s.Limits,
+		HoldStore: s.Holds, OrderStore: s.Orders, Due: s.Due, Strays: s.Payments}
+}

@@ -25,7 +25,7 @@ const rateCounterTTL = time.Hour
 // instance shares the count and the item never holds more than limit. used is
 // the count after this request when admitted. Nothing but the counter item is
 // read or written; the item expires (ttl) an hour after until.
-func (s *Store) CountRequest(ctx context.Context, counter string, limit int, until time.Time) (used int, admitted bool, err error) {
+func (s *Keys) CountRequest(ctx context.Context, counter string, limit int, until time.Time) (used int, admitted bool, err error) {
 	e := newExprs()
 	n := e.n("n")
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{

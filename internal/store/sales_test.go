@@ -58,16 +58,16 @@ func newSalesEnv(t *testing.T, gaCap int) *salesEnv {
 		Seating: &ticketing.Seating{LayoutID: "lay_s", Zones: []ticketing.Zone{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated,
 			PrimaryTierID: salesSeats, Seats: seats}}},
 	}
-	if err := st.PutEvent(ctx, e); err != nil {
+	if err := st.Catalog.PutEvent(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	settings := ticketing.DefaultSalesSettings
 	settings.TokenSecret = testenv.CursorSecret
 	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: time.Second})
-	sales := &ticketing.Sales{Store: st, Clock: clk, Settings: settings,
+	sales := ticketing.NewSales(st.Sales(), &ticketing.SalesDeps{Clock: clk, Settings: settings,
 		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 			return pay, nil
-		}}
+		}})
 	return &salesEnv{st: st, sales: sales, clk: clk, now: now,
 		c: ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: salesOrg, Environment: ticketing.EnvTest}, KeyID: "key_1"}}
 }
@@ -79,7 +79,7 @@ func gaRequest(qty int) ticketing.OrderRequest {
 
 func (env *salesEnv) sold(t *testing.T) int {
 	t.Helper()
-	st, err := env.st.GetStock(context.Background(), salesEvent, ticketing.EnvTest, "")
+	st, err := env.st.Catalog.GetStock(context.Background(), salesEvent, ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestConcurrency_NoOversellOfGeneralAdmission(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := env.sales.CreateOrder(context.Background(), env.c, fmt.Sprintf("buyer-%d", i), gaRequest(1))
+			_, err := env.sales.Orders.CreateOrder(context.Background(), env.c, fmt.Sprintf("buyer-%d", i), gaRequest(1))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -118,13 +118,13 @@ func TestConcurrency_NoOversellOfGeneralAdmission(t *testing.T) {
 	if n := env.sold(t); n != 10 {
 		t.Fatalf("sold counter %d, want 10", n)
 	}
-	st, _ := env.st.GetStock(context.Background(), salesEvent, ticketing.EnvTest, "")
-	e, _ := env.st.GetEvent(context.Background(), salesOrg, salesEvent, ticketing.EnvTest)
+	st, _ := env.st.Catalog.GetStock(context.Background(), salesEvent, ticketing.EnvTest, "")
+	e, _ := env.st.Catalog.GetEvent(context.Background(), salesOrg, salesEvent, ticketing.EnvTest)
 	tier, _ := e.Tier(salesGA)
 	if c := st.TierCount(e, tier, "", env.now); !c.SoldOut() {
 		t.Fatalf("availability %+v, want sold out", c)
 	}
-	page, err := env.st.ListOrders(context.Background(), ticketing.OrderQuery{OrganizerID: salesOrg, Environment: ticketing.EnvTest, Limit: 100})
+	page, err := env.st.Orders.ListOrders(context.Background(), ticketing.OrderQuery{OrganizerID: salesOrg, Environment: ticketing.EnvTest, Limit: 100})
 	if err != nil || len(page.Orders) != 10 {
 		t.Fatalf("listed %d orders (%v), want 10", len(page.Orders), err)
 	}
@@ -144,7 +144,7 @@ func TestConcurrency_OneHoldPerSeat(t *testing.T) {
 			defer wg.Done()
 			c := env.c
 			c.KeyID = fmt.Sprintf("key_%d", i)
-			_, err := env.sales.CreateHold(context.Background(), c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{"seat_1", seat}})
+			_, err := env.sales.Holds.CreateHold(context.Background(), c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{"seat_1", seat}})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -175,7 +175,7 @@ func TestConcurrency_IdenticalCreatesMakeOneOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := env.sales.CreateOrder(context.Background(), env.c, "same-key", gaRequest(2))
+			res, err := env.sales.Orders.CreateOrder(context.Background(), env.c, "same-key", gaRequest(2))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -194,7 +194,7 @@ func TestConcurrency_IdenticalCreatesMakeOneOrder(t *testing.T) {
 	if n := env.sold(t); n != 2 {
 		t.Fatalf("sold %d, want 2 (one order of 2)", n)
 	}
-	page, _ := env.st.ListOrders(context.Background(), ticketing.OrderQuery{OrganizerID: salesOrg, Environment: ticketing.EnvTest, Limit: 100})
+	page, _ := env.st.Orders.ListOrders(context.Background(), ticketing.OrderQuery{OrganizerID: salesOrg, Environment: ticketing.EnvTest, Limit: 100})
 	if len(page.Orders) != 1 {
 		t.Fatalf("%d orders stored, want 1", len(page.Orders))
 	}
@@ -206,27 +206,27 @@ func TestConcurrency_IdenticalCreatesMakeOneOrder(t *testing.T) {
 func TestConcurrency_PaymentAndExpiryRace(t *testing.T) {
 	for round := range 5 {
 		env := newSalesEnv(t, 10)
-		res, err := env.sales.CreateOrder(context.Background(), env.c, "race", gaRequest(3))
+		res, err := env.sales.Orders.CreateOrder(context.Background(), env.c, "race", gaRequest(3))
 		if err != nil {
 			t.Fatal(err)
 		}
 		exp := res.Order.ExpiresAt
 		payer, expirer := *env.sales, *env.sales
-		payer.Clock, expirer.Clock = clock.NewFixed(exp.Add(-time.Millisecond)), clock.NewFixed(exp.Add(time.Millisecond))
+		payer.Deps.Clock, expirer.Deps.Clock = clock.NewFixed(exp.Add(-time.Millisecond)), clock.NewFixed(exp.Add(time.Millisecond))
 		var wg sync.WaitGroup
 		for i := range 10 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				if i%2 == 0 {
-					_, _ = payer.Simulate(context.Background(), env.c.Tenant, res.Order.ID, ticketing.OutcomePaid)
+					_, _ = payer.Orders.Simulate(context.Background(), env.c.Tenant, res.Order.ID, ticketing.OutcomePaid)
 				} else {
-					_, _ = expirer.Order(context.Background(), env.c.Tenant, res.Order.ID)
+					_, _ = expirer.Orders.Order(context.Background(), env.c.Tenant, res.Order.ID)
 				}
 			}()
 		}
 		wg.Wait()
-		o, err := env.st.GetOrder(context.Background(), res.Order.ID)
+		o, err := env.st.Orders.GetOrder(context.Background(), res.Order.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func TestConcurrency_ReleaseAndOrdersOfOneReservation(t *testing.T) {
 	ev := salesEvent
 	for round := range 6 {
 		seat := fmt.Sprintf("seat_%d", round%4+1)
-		h, err := env.sales.CreateHold(ctx, env.c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{seat}})
+		h, err := env.sales.Holds.CreateHold(ctx, env.c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{seat}})
 		if err != nil {
 			t.Fatalf("round %d: hold %s: %v", round, seat, err)
 		}
@@ -280,7 +280,7 @@ func TestConcurrency_ReleaseAndOrdersOfOneReservation(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				if i%2 == 0 {
-					n, err := env.sales.ReleaseHolds(ctx, env.c, []string{rid})
+					n, err := env.sales.Holds.ReleaseHolds(ctx, env.c, []string{rid})
 					mu.Lock()
 					defer mu.Unlock()
 					released += n
@@ -289,7 +289,7 @@ func TestConcurrency_ReleaseAndOrdersOfOneReservation(t *testing.T) {
 					}
 					return
 				}
-				res, err := env.sales.CreateOrder(ctx, env.c, fmt.Sprintf("r%d-o%d", round, i), seatRequest(rid))
+				res, err := env.sales.Orders.CreateOrder(ctx, env.c, fmt.Sprintf("r%d-o%d", round, i), seatRequest(rid))
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -308,14 +308,14 @@ func TestConcurrency_ReleaseAndOrdersOfOneReservation(t *testing.T) {
 		}
 		// Spent either way: released, or used by an order now cancelled.
 		for _, id := range orderIDs {
-			if _, err := env.sales.Simulate(ctx, env.c.Tenant, id, ticketing.OutcomeCancelled); err != nil {
+			if _, err := env.sales.Orders.Simulate(ctx, env.c.Tenant, id, ticketing.OutcomeCancelled); err != nil {
 				t.Fatalf("round %d: cancel %s: %v", round, id, err)
 			}
 		}
-		if _, err := env.sales.CreateOrder(ctx, env.c, fmt.Sprintf("r%d-again", round), seatRequest(rid)); !ticketing.IsCode(err, ticketing.CodeSeatConflict) {
+		if _, err := env.sales.Orders.CreateOrder(ctx, env.c, fmt.Sprintf("r%d-again", round), seatRequest(rid)); !ticketing.IsCode(err, ticketing.CodeSeatConflict) {
 			t.Fatalf("round %d: ordering the spent reservation again: %v, want seat_conflict", round, err)
 		}
-		if n, err := env.sales.ReleaseHolds(ctx, env.c, []string{rid}); n != 0 || err != nil {
+		if n, err := env.sales.Holds.ReleaseHolds(ctx, env.c, []string{rid}); n != 0 || err != nil {
 			t.Fatalf("round %d: releasing the spent reservation again: %d %v, want 0", round, n, err)
 		}
 	}
@@ -356,7 +356,7 @@ func TestSalesCosts(t *testing.T) {
 	ctx := context.Background()
 
 	m.reset()
-	res, err := env.sales.CreateOrder(ctx, env.c, "cost-1", gaRequest(1))
+	res, err := env.sales.Orders.CreateOrder(ctx, env.c, "cost-1", gaRequest(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestSalesCosts(t *testing.T) {
 	req := gaRequest(1)
 	req.EventID = &ev
 	m.reset()
-	if _, err := env.sales.CreateOrder(ctx, env.c, "cost-2", req); err != nil {
+	if _, err := env.sales.Orders.CreateOrder(ctx, env.c, "cost-2", req); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("1-ticket GA order creation with event_id: %d requests, %.1f RCU, %.1f WCU", m.requests, m.read, m.write)
@@ -379,10 +379,10 @@ func TestSalesCosts(t *testing.T) {
 
 	// As deployed: the event comes from the function's cache, and the order,
 	// its key's record, its stock and its test payment are one transaction.
-	env.sales.EventCache = ticketing.NewEventCache(time.Minute)
+	env.sales.Deps.EventCache = ticketing.NewEventCache(time.Minute)
 	for i, want := range []int{2, 1} {
 		m.reset()
-		if _, err := env.sales.CreateOrder(ctx, env.c, fmt.Sprintf("cost-cached-%d", i), req); err != nil {
+		if _, err := env.sales.Orders.CreateOrder(ctx, env.c, fmt.Sprintf("cost-cached-%d", i), req); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("1-ticket GA order creation with event_id, event cache %s: %d requests, %.1f RCU, %.1f WCU",
@@ -391,12 +391,12 @@ func TestSalesCosts(t *testing.T) {
 			t.Errorf("order %d with the event cache: %d requests, want %d", i, m.requests, want)
 		}
 	}
-	env.sales.EventCache = nil
+	env.sales.Deps.EventCache = nil
 
 	pk := env.c
 	pk.Publishable, pk.IP = true, "198.51.100.7"
 	m.reset()
-	if _, err := env.sales.CreateOrder(ctx, pk, "cost-pk", req); err != nil {
+	if _, err := env.sales.Orders.CreateOrder(ctx, pk, "cost-pk", req); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("1-ticket GA order creation with event_id, publishable key (one more item: the client's counter): %d requests, %.1f RCU, %.1f WCU", m.requests, m.read, m.write)
@@ -405,13 +405,13 @@ func TestSalesCosts(t *testing.T) {
 	}
 
 	m.reset()
-	if _, err := env.sales.CreateHold(ctx, env.c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{"seat_1", "seat_2", "seat_3", "seat_4"}}); err != nil {
+	if _, err := env.sales.Holds.CreateHold(ctx, env.c, "", ticketing.HoldRequest{EventID: &ev, SeatIDs: []string{"seat_1", "seat_2", "seat_3", "seat_4"}}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("4-seat hold: %d requests, %.1f RCU, %.1f WCU", m.requests, m.read, m.write)
 
 	m.reset()
-	if _, err := env.sales.Simulate(ctx, env.c.Tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
+	if _, err := env.sales.Orders.Simulate(ctx, env.c.Tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("payment confirmation (simulate-payment, 1 ticket): %d requests, %.1f RCU, %.1f WCU", m.requests, m.read, m.write)

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"tix/internal/ticketing"
 	"tix/internal/ticketing/ticketingtest"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // The on-sale proof: 400 clients buy 1 or 2 tickets at a time from a tier of
@@ -50,7 +51,7 @@ func (sr *shardRace) soldOut(ctx context.Context) bool {
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
 	if !sr.done {
-		st, err := sr.r.st.GetStock(ctx, raceEvent, ticketing.EnvTest, "")
+		st, err := sr.r.st.Catalog.GetStock(ctx, raceEvent, ticketing.EnvTest, "")
 		sr.done = err == nil && st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: raceTier}] >= raceCapacity
 	}
 	return sr.done
@@ -62,7 +63,7 @@ func runShardRace(t *testing.T, churn bool) {
 	ev.ID, ev.Ref, ev.HasSeating, ev.Seating, ev.Zones, ev.Promos = raceEvent, "race", false, nil, nil, nil
 	ev.Tiers = []ticketing.Tier{{ID: raceTier, Name: "GA", Price: 100000, Capacity: raceCapacity, PersonsIncluded: 1}}
 	ctx := context.Background()
-	if err := r.st.PutEvent(ctx, ev); err != nil {
+	if err := r.st.Catalog.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 	if n := ticketing.StockShards(raceCapacity); n != 16 {
@@ -100,13 +101,13 @@ func runShardRace(t *testing.T, churn bool) {
 	}
 	// Stock given back after the last buyer stopped is sold one by one.
 	for sold < raceCapacity {
-		if err := r.st.CreateOrder(ctx, sr.order(1), ev, r.now); err != nil {
+		if err := r.st.Orders.CreateOrder(ctx, sr.order(1), ev, r.now); err != nil {
 			t.Fatalf("order 1 of %d left: %v", raceCapacity-sold, err)
 		}
 		sold++
 	}
 	var se *ticketing.StockError
-	if err := r.st.CreateOrder(ctx, sr.order(1), ev, r.now); !errors.As(err, &se) {
+	if err := r.st.Orders.CreateOrder(ctx, sr.order(1), ev, r.now); !errors.As(err, &se) {
 		t.Fatalf("an order after the sell-out: %v, want a stock error", err)
 	}
 	sr.check(t, "sold out")
@@ -124,7 +125,7 @@ func (sr *shardRace) client(ctx context.Context) error {
 	qty, orders := 1+rand.IntN(2), 0
 	for failures := 0; ; {
 		o := sr.order(qty)
-		err := sr.r.st.CreateOrder(ctx, o, sr.e, sr.r.now)
+		err := sr.r.st.Orders.CreateOrder(ctx, o, sr.e, sr.r.now)
 		var se *ticketing.StockError
 		switch {
 		case errors.As(err, &se) && qty == 1:
@@ -162,7 +163,7 @@ func (sr *shardRace) giveBack(ctx context.Context, o *ticketing.Order, way int) 
 		c := *o
 		c.Status, c.CancelReason = ticketing.OrderCancelled, "expired"
 		if err := retried(func() error {
-			return r.st.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true)
+			return r.st.Orders.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true)
 		}); err != nil {
 			return err
 		}
@@ -170,15 +171,15 @@ func (sr *shardRace) giveBack(ctx context.Context, o *ticketing.Order, way int) 
 		p := *o
 		paid := r.now
 		p.Status, p.PaidAt, p.TicketNumber = ticketing.OrderPaid, &paid, r.id("TIX-R")
-		if err := retried(func() error { return r.st.ConfirmOrder(ctx, &p, r.event(ticketing.EventOrderPaid, &p), r.now, false) }); err != nil {
+		if err := retried(func() error { return r.st.Orders.ConfirmOrder(ctx, &p, r.event(ticketing.EventOrderPaid, &p), r.now, false) }); err != nil {
 			return err
 		}
 		p.Refund = &ticketing.Refund{ID: r.id("rfd_r"), Status: ticketing.RefundPending, Amount: p.TotalPrice, Currency: "RUB", CreatedAt: r.now}
-		if err := retried(func() error { return r.st.StartRefund(ctx, &p) }); err != nil {
+		if err := retried(func() error { return r.st.Orders.StartRefund(ctx, &p) }); err != nil {
 			return err
 		}
 		p.Status = ticketing.OrderRefunded
-		if err := retried(func() error { return r.st.CompleteRefund(ctx, &p, r.event(ticketing.EventOrderRefunded, &p)) }); err != nil {
+		if err := retried(func() error { return r.st.Orders.CompleteRefund(ctx, &p, r.event(ticketing.EventOrderRefunded, &p)) }); err != nil {
 			return err
 		}
 	default:
@@ -204,7 +205,7 @@ func retried(step func() error) error {
 // as the catalog computes it; it returns the units sold.
 func (sr *shardRace) check(t *testing.T, what string) int {
 	t.Helper()
-	st, err := sr.r.st.GetStock(context.Background(), raceEvent, ticketing.EnvTest, "")
+	st, err := sr.r.st.Catalog.GetStock(context.Background(), raceEvent, ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestUnshardedCounterIsShardZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	sold := func() (int, map[int]int) {
-		st, err := r.st.GetStock(ctx, ticketingtest.EventID, ticketing.EnvTest, "")
+		st, err := r.st.Catalog.GetStock(ctx, ticketingtest.EventID, ticketing.EnvTest, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,11 +39,11 @@ func TestUnshardedCounterIsShardZero(t *testing.T) {
 	if n, shards := sold(); n != 3 || shards[0] != 3 {
 		t.Fatalf("legacy counter: sold %d, shards %v, want 3 in shard 0", n, shards)
 	}
-	if err := r.st.CreateOrder(ctx, r.order(3, ""), r.e, r.now); err == nil {
+	if err := r.st.Orders.CreateOrder(ctx, r.order(3, ""), r.e, r.now); err == nil {
 		t.Fatalf("3 more of a tier of %d with 3 sold: accepted", ticketingtest.GACap)
 	}
 	o := r.order(2, "")
-	if err := r.st.CreateOrder(ctx, o, r.e, r.now); err != nil {
+	if err := r.st.Orders.CreateOrder(ctx, o, r.e, r.now); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := sold(); n != ticketingtest.GACap {
@@ -54,7 +54,7 @@ func TestUnshardedCounterIsShardZero(t *testing.T) {
 	c.Lines = []ticketing.OrderLine{o.Lines[0]}
 	c.Lines[0].Shards = nil
 	c.Status, c.CancelReason = ticketing.OrderCancelled, "expired"
-	if err := r.st.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), r.now, false); err != nil {
+	if err := r.st.Orders.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), r.now, false); err != nil {
 		t.Fatal(err)
 	}
 	if n, shards := sold(); n != 3 || shards[0] != 3 {
@@ -74,23 +74,23 @@ func TestCreateOrderWithKey_KeyBeforeStock(t *testing.T) {
 			Scope: ticketing.IdemOrder, Key: "k", RequestHash: "h", ResourceID: id, Lease: "l", LeaseUntil: r.now.Add(time.Minute), CreatedAt: r.now}
 	}
 	first := r.order(ticketingtest.GACap, "")
-	if err := r.st.CreateOrderWithKey(ctx, first, r.e, rec(first.ID), r.now); err != nil {
+	if err := r.st.Orders.CreateOrderWithKey(ctx, first, r.e, rec(first.ID), r.now); err != nil {
 		t.Fatal(err)
 	}
 	again := r.order(1, "")
-	err := r.st.CreateOrderWithKey(ctx, again, r.e, rec(again.ID), r.now)
+	err := r.st.Orders.CreateOrderWithKey(ctx, again, r.e, rec(again.ID), r.now)
 	var taken *ticketing.IdempotencyTakenError
 	if !errors.As(err, &taken) || taken.Existing == nil || taken.Existing.ResourceID != first.ID {
 		t.Fatalf("bound key and sold out: %v, want the key taken by %s", err, first.ID)
 	}
 	other := rec(again.ID)
 	other.Key = "other"
-	err = r.st.CreateOrderWithKey(ctx, again, r.e, other, r.now)
+	err = r.st.Orders.CreateOrderWithKey(ctx, again, r.e, other, r.now)
 	var se *ticketing.StockError
 	if !errors.As(err, &se) || !se.KeyFree {
 		t.Fatalf("free key and sold out: %v (%+v), want a stock error with the key free", err, se)
 	}
-	if _, err := r.st.GetIdempotency(ctx, other.Tenant, other.Scope, other.Key); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if _, err := r.st.Idempotency.GetIdempotency(ctx, other.Tenant, other.Scope, other.Key); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Fatalf("a refused order bound its key: %v", err)
 	}
 }

@@ -27,15 +27,15 @@ func stockShardPK(event, env string, shard int) string {
 	return stockPK(event, env) + "#" + strconv.Itoa(shard)
 }
 
-func (s *Store) shardKey(o *ticketing.Order, tierID string, shard int) map[string]types.AttributeValue {
+func shardKey(o *ticketing.Order, tierID string, shard int) map[string]types.AttributeValue {
 	return keyOf(stockShardPK(o.EventID, string(o.Environment), shard), stockTierSK(occKey(o), tierID))
 }
 
 // shardTake adds qty to a shard's units sold, never past its cap.
-func (s *Store) shardTake(o *ticketing.Order, tierID string, t ticketing.ShardTake, shardCap int) *types.Update {
+func (s *Orders) shardTake(o *ticketing.Order, tierID string, t ticketing.ShardTake, shardCap int) *types.Update {
 	e := newExprs()
 	return &types.Update{
-		TableName: aws.String(s.table), Key: s.shardKey(o, tierID, t.Shard),
+		TableName: aws.String(s.table), Key: shardKey(o, tierID, t.Shard),
 		UpdateExpression: aws.String("ADD " + e.n("sold") + " " + e.d(int64(t.Quantity))),
 		ConditionExpression: aws.String("(attribute_not_exists(" + e.n("sold") + ") AND " + e.d(int64(t.Quantity)) + " <= " + e.d(int64(shardCap)) +
 			") OR " + e.n("sold") + " <= " + e.d(int64(shardCap-t.Quantity))),
@@ -44,12 +44,12 @@ func (s *Store) shardTake(o *ticketing.Order, tierID string, t ticketing.ShardTa
 }
 
 // lineGiveBack returns what a tier line took to the shards it took it from.
-func (s *Store) lineGiveBack(o *ticketing.Order, l ticketing.OrderLine) []types.TransactWriteItem {
+func (s *Orders) lineGiveBack(o *ticketing.Order, l ticketing.OrderLine) []types.TransactWriteItem {
 	var items []types.TransactWriteItem
 	for _, t := range l.Takes() {
 		e := newExprs()
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: s.shardKey(o, l.TierID, t.Shard),
+			TableName: aws.String(s.table), Key: shardKey(o, l.TierID, t.Shard),
 			UpdateExpression:         aws.String("ADD " + e.n("sold") + " " + e.d(int64(-t.Quantity))),
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}})
@@ -99,7 +99,7 @@ func (h *shardHints) put(key string, sold []int) {
 // planShards chooses each tier line's shards before the first attempt: one
 // shard picked at random among those not lately seen full, so that
 // concurrent orders spread out.
-func (s *Store) planShards(o *ticketing.Order, ev *ticketing.Event) error {
+func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 	for i := range o.Lines {
 		l := &o.Lines[i]
 		if l.Seated {
@@ -126,7 +126,7 @@ func (s *Store) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 // and plans the line again from the shard after the one that refused: onto
 // one shard with room, or over several when the stock is fragmented. A tier
 // with fewer units left than the line wants is a *StockError.
-func (s *Store) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, i, refused int) error {
+func (s *Orders) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, i, refused int) error {
 	l := &o.Lines[i]
 	t, _ := ev.Tier(l.TierID)
 	caps := ticketing.ShardCaps(t.Capacity)
@@ -144,11 +144,11 @@ func (s *Store) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketin
 }
 
 // readShards reads the units sold of a tier's n shards (strongly consistent).
-func (s *Store) readShards(ctx context.Context, o *ticketing.Order, tierID string, n int) ([]int, error) {
+func (s *Orders) readShards(ctx context.Context, o *ticketing.Order, tierID string, n int) ([]int, error) {
 	keys := make([]map[string]types.AttributeValue, n)
 	shardOf := make(map[string]int, n)
 	for i := range keys {
-		keys[i] = s.shardKey(o, tierID, i)
+		keys[i] = shardKey(o, tierID, i)
 		shardOf[stockShardPK(o.EventID, string(o.Environment), i)] = i
 	}
 	items, err := s.batchGet(ctx, "ReadShards", keys, true)
@@ -168,7 +168,7 @@ func (s *Store) readShards(ctx context.Context, o *ticketing.Order, tierID strin
 
 // queryStock runs the stock query of the event's first n shard partitions at
 // once and hands each page's items to add, one at a time.
-func (s *Store) queryStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string, n int, add func(shard int, items []map[string]types.AttributeValue) error) error {
+func (s *Catalog) queryStock(ctx context.Context, eventID string, env ticketing.Environment, occurrenceID string, n int, add func(shard int, items []map[string]types.AttributeValue) error) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -194,7 +194,7 @@ func (s *Store) queryStock(ctx context.Context, eventID string, env ticketing.En
 	return nil
 }
 
-func (s *Store) queryStockPartition(ctx context.Context, pk, occurrenceID string, add func([]map[string]types.AttributeValue) error) error {
+func (s *Catalog) queryStockPartition(ctx context.Context, pk, occurrenceID string, add func([]map[string]types.AttributeValue) error) error {
 	cond := "PK = :pk"
 	vals := map[string]types.AttributeValue{":pk": str(pk)}
 	if occurrenceID != "" {
@@ -218,96 +218,5 @@ func (s *Store) queryStockPartition(ctx context.Context, pk, occurrenceID string
 			return nil
 		}
 		start = out.LastEvaluatedKey
-	}
-}
-
-// maxBatchKeys is the most keys one BatchGetItem takes.
-const maxBatchKeys = 100
-
-// StockOf is GetStock of an event at hand: one Query of its stock partition
-// (seats, shard 0 of every tier) and the other shards of its general-admission
-// and standing tiers by key in one BatchGetItem, or, when there are more of
-// them than one batch takes, one Query per shard partition.
-func (s *Store) StockOf(ctx context.Context, e *ticketing.Event, env ticketing.Environment, occurrenceID string) (*ticketing.Stock, error) {
-	st := newStock()
-	add := stockAdder(st, e.ID)
-	var keys []map[string]types.AttributeValue
-	shardOf, most := map[string]int{}, 1
-	occs := e.OccurrenceKeys()
-	if occurrenceID != "" {
-		occs = []string{occurrenceID}
-	}
-	for _, t := range e.Tiers {
-		n := ticketing.StockShards(t.Capacity)
-		if t.Seated || n < 2 {
-			continue
-		}
-		most = max(most, n)
-		for _, occ := range occs {
-			for sh := 1; sh < n; sh++ {
-				pk := stockShardPK(e.ID, string(env), sh)
-				shardOf[pk] = sh
-				keys = append(keys, keyOf(pk, stockTierSK(occ, t.ID)))
-			}
-		}
-	}
-	if len(keys) > maxBatchKeys {
-		if err := s.queryStock(ctx, e.ID, env, occurrenceID, most, add); err != nil {
-			return nil, err
-		}
-		return st, nil
-	}
-	err := s.queryStockPartition(ctx, stockShardPK(e.ID, string(env), 0), occurrenceID, func(items []map[string]types.AttributeValue) error {
-		return add(0, items)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read stock of %s: %w", e.ID, err)
-	}
-	if len(keys) == 0 {
-		return st, nil
-	}
-	items, err := s.batchGet(ctx, "GetStock", keys, false)
-	if err != nil {
-		return nil, fmt.Errorf("read stock shards of %s: %w", e.ID, err)
-	}
-	for _, item := range items {
-		pk, _ := item["PK"].(*types.AttributeValueMemberS)
-		if pk == nil {
-			continue
-		}
-		if err := add(shardOf[pk.Value], []map[string]types.AttributeValue{item}); err != nil {
-			return nil, err
-		}
-	}
-	return st, nil
-}
-
-// batchGet reads up to maxBatchKeys items by key, retrying unprocessed keys
-// (with a short backoff, a few times).
-func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
-	var items []map[string]types.AttributeValue
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
-	for attempt := 0; ; attempt++ {
-		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range out.ConsumedCapacity {
-			s.record(op, &c)
-		}
-		items = append(items, out.Responses[s.table]...)
-		left := out.UnprocessedKeys[s.table]
-		if len(left.Keys) == 0 {
-			return items, nil
-		}
-		if attempt >= 8 {
-			return nil, fmt.Errorf("%d keys still unprocessed after %d attempts", len(left.Keys), attempt+1)
-		}
-		req = map[string]types.KeysAndAttributes{s.table: left}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Duration(5<<attempt) * time.Millisecond):
-		}
 	}
 }

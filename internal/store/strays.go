@@ -19,7 +19,7 @@ import (
 // a conditional put records each once.
 const strayPK = "STRAYS"
 
-var _ ticketing.StrayStore = (*Store)(nil)
+var _ ticketing.StrayStore = (*Payments)(nil)
 
 func straySK(orderID, paymentID string) string { return orderID + "#" + paymentID }
 
@@ -29,7 +29,7 @@ type strayItem struct {
 	ticketing.StrayPayment
 }
 
-func (s *Store) strayPut(p *ticketing.StrayPayment, cond string, e *exprs) (types.TransactWriteItem, error) {
+func (s *Payments) strayPut(p *ticketing.StrayPayment, cond string, e *exprs) (types.TransactWriteItem, error) {
 	item, err := marshal(strayItem{PK: strayPK, SK: straySK(p.OrderID, p.PaymentID), Ver: p.Version + 1, StrayPayment: *p})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("marshal stray payment %s: %w", p.PaymentID, err)
@@ -45,14 +45,14 @@ func (s *Store) strayPut(p *ticketing.StrayPayment, cond string, e *exprs) (type
 }
 
 // PutStray records p, with the marker of its check, unless it is recorded.
-func (s *Store) PutStray(ctx context.Context, p *ticketing.StrayPayment) (bool, error) {
+func (s *Payments) PutStray(ctx context.Context, p *ticketing.StrayPayment) (bool, error) {
 	put, err := s.strayPut(p, "attribute_not_exists(PK)", newExprs())
 	if err != nil {
 		return false, err
 	}
 	items := []types.TransactWriteItem{put}
 	if t, ok := p.CheckTimer(); ok {
-		items = append(items, duePut(s, t))
+		items = append(items, duePut(s.core, t))
 	}
 	err = s.transact(ctx, "PutStray", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
@@ -66,7 +66,7 @@ func (s *Store) PutStray(ctx context.Context, p *ticketing.StrayPayment) (bool, 
 }
 
 // SaveStray rewrites p at its Version with the markers moved.
-func (s *Store) SaveStray(ctx context.Context, p *ticketing.StrayPayment, put, done []ticketing.Timer) error {
+func (s *Payments) SaveStray(ctx context.Context, p *ticketing.StrayPayment, put, done []ticketing.Timer) error {
 	e := newExprs()
 	w, err := s.strayPut(p, e.n("ver")+" = "+e.d(p.Version), e)
 	if err != nil {
@@ -75,12 +75,12 @@ func (s *Store) SaveStray(ctx context.Context, p *ticketing.StrayPayment, put, d
 	items := []types.TransactWriteItem{w}
 	putting := map[string]bool{}
 	for _, t := range put {
-		items = append(items, duePut(s, t))
+		items = append(items, duePut(s.core, t))
 		putting[dueID(t)] = true
 	}
 	for _, t := range done {
 		if !putting[dueID(t)] {
-			items = append(items, dueDelete(s, t))
+			items = append(items, dueDelete(s.core, t))
 		}
 	}
 	err = s.transact(ctx, "SaveStray", items)
@@ -95,7 +95,7 @@ func (s *Store) SaveStray(ctx context.Context, p *ticketing.StrayPayment, put, d
 }
 
 // OrderStrays lists an order's stray payments.
-func (s *Store) OrderStrays(ctx context.Context, orderID string) ([]ticketing.StrayPayment, error) {
+func (s *Payments) OrderStrays(ctx context.Context, orderID string) ([]ticketing.StrayPayment, error) {
 	e := newExprs()
 	return s.queryStrays(ctx, "OrderStrays", &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String(e.n("PK") + " = " + e.s(strayPK) + " AND begins_with(" + e.n("SK") + ", " + e.s(orderID+"#") + ")"),
@@ -104,7 +104,7 @@ func (s *Store) OrderStrays(ctx context.Context, orderID string) ([]ticketing.St
 }
 
 // ListStrays lists every stray payment, newest first.
-func (s *Store) ListStrays(ctx context.Context) ([]ticketing.StrayPayment, error) {
+func (s *Payments) ListStrays(ctx context.Context) ([]ticketing.StrayPayment, error) {
 	e := newExprs()
 	out, err := s.queryStrays(ctx, "ListStrays", &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String(e.n("PK") + " = " + e.s(strayPK)),
@@ -114,7 +114,7 @@ func (s *Store) ListStrays(ctx context.Context) ([]ticketing.StrayPayment, error
 	return out, err
 }
 
-func (s *Store) queryStrays(ctx context.Context, op string, in *dynamodb.QueryInput) ([]ticketing.StrayPayment, error) {
+func (s *Payments) queryStrays(ctx context.Context, op string, in *dynamodb.QueryInput) ([]ticketing.StrayPayment, error) {
 	in.TableName, in.ConsistentRead, in.ReturnConsumedCapacity = aws.String(s.table), aws.Bool(true), s.rcc()
 	var out []ticketing.StrayPayment
 	for {

@@ -30,7 +30,7 @@ func TestStrays_RecordedOnceUnderRaceAndSettled(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := p
-			ok, err := st.PutStray(ctx, &c)
+			ok, err := st.Payments.PutStray(ctx, &c)
 			if err != nil {
 				t.Error(err)
 			}
@@ -43,29 +43,29 @@ func TestStrays_RecordedOnceUnderRaceAndSettled(t *testing.T) {
 	if n := created.Load(); n != 1 {
 		t.Fatalf("%d of 8 concurrent PutStray created the record, want exactly 1", n)
 	}
-	got, err := st.OrderStrays(ctx, "ord_stray1")
+	got, err := st.Payments.OrderStrays(ctx, "ord_stray1")
 	if err != nil || len(got) != 1 || got[0].Amount != 777 || got[0].Version != 1 {
 		t.Fatalf("OrderStrays = %+v, %v; want one of 777 at version 1", got, err)
 	}
-	timers, err := st.DueTimers(ctx, now, 100)
+	timers, err := st.Due.DueTimers(ctx, now, 100)
 	if err != nil || !hasTimer(timers, ticketing.TimerStrayCheck, "ord_stray1") {
 		t.Fatalf("due timers %+v, %v: want the stray check", timers, err)
 	}
 	stale := got[0]
 	stale.Version = 0
-	if err := st.SaveStray(ctx, &stale, nil, nil); !errors.Is(err, ticketing.ErrStateChanged) {
+	if err := st.Payments.SaveStray(ctx, &stale, nil, nil); !errors.Is(err, ticketing.ErrStateChanged) {
 		t.Errorf("save at a stale version: %v, want ErrStateChanged", err)
 	}
 	done := got[0]
 	old, _ := done.CheckTimer()
 	done.Status, done.RefundedAt, done.CheckAt = ticketing.StrayRefunded, &now, nil
-	if err := st.SaveStray(ctx, &done, nil, []ticketing.Timer{old}); err != nil {
+	if err := st.Payments.SaveStray(ctx, &done, nil, []ticketing.Timer{old}); err != nil {
 		t.Fatal(err)
 	}
-	if timers, _ := st.DueTimers(ctx, now, 100); hasTimer(timers, ticketing.TimerStrayCheck, "ord_stray1") {
+	if timers, _ := st.Due.DueTimers(ctx, now, 100); hasTimer(timers, ticketing.TimerStrayCheck, "ord_stray1") {
 		t.Errorf("the settled stray's check is still due: %+v", timers)
 	}
-	all, err := st.ListStrays(ctx)
+	all, err := st.Payments.ListStrays(ctx)
 	if err != nil || len(all) != 1 || all[0].Status != ticketing.StrayRefunded || all[0].PaymentID != "7000000009" {
 		t.Errorf("ListStrays = %+v, %v; want the one, refunded", all, err)
 	}

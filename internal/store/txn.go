@@ -1,10 +1,13 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -75,4 +78,32 @@ func txConflict(err error) bool {
 		}
 	}
 	return false
+}
+
+// transact runs a transaction, retrying (with jittered backoff) when DynamoDB
+// cancels it only because another transaction touched the same items.
+func (s *core) transact(ctx context.Context, op string, items []types.TransactWriteItem) error {
+	var err error
+	for attempt := range 8 {
+		var out *dynamodb.TransactWriteItemsOutput
+		out, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems: items, ReturnConsumedCapacity: s.rcc(),
+		})
+		if err == nil {
+			for _, c := range out.ConsumedCapacity {
+				s.record(op, &c)
+			}
+			return nil
+		}
+		if failed, _ := failedItems(err); len(failed) > 0 || !txConflict(err) {
+			return err
+		}
+		d := time.Duration(5<<attempt) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d/2 + rand.N(d)):
+		}
+	}
+	return err
 }

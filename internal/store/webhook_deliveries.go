@@ -75,7 +75,7 @@ func deliveryKey(id string) (map[string]types.AttributeValue, string, string, bo
 }
 
 // GetDelivery reads a delivery (strongly consistent).
-func (s *Store) GetDelivery(ctx context.Context, id string) (*webhook.Delivery, error) {
+func (s *Webhooks) GetDelivery(ctx context.Context, id string) (*webhook.Delivery, error) {
 	key, _, _, ok := deliveryKey(id)
 	if !ok {
 		return nil, webhook.ErrNotFound
@@ -101,7 +101,7 @@ func (s *Store) GetDelivery(ctx context.Context, id string) (*webhook.Delivery, 
 // endpoint's change (disabled, new URL or secret) reaches attempts within
 // DynamoDB's replication delay, typically well under a second; the delivery,
 // whose version every save checks, is read consistently.
-func (s *Store) LoadAttempt(ctx context.Context, deliveryID string) (*webhook.Delivery, *ticketing.OrderEvent, *webhook.Endpoint, error) {
+func (s *Webhooks) LoadAttempt(ctx context.Context, deliveryID string) (*webhook.Delivery, *ticketing.OrderEvent, *webhook.Endpoint, error) {
 	dkey, evID, epID, ok := deliveryKey(deliveryID)
 	if !ok {
 		return nil, nil, nil, webhook.ErrNotFound
@@ -136,7 +136,7 @@ func (s *Store) LoadAttempt(ctx context.Context, deliveryID string) (*webhook.De
 }
 
 // loadDeliveryAndEvent is LoadAttempt's consistent BatchGetItem.
-func (s *Store) loadDeliveryAndEvent(ctx context.Context, deliveryID string, dkey map[string]types.AttributeValue, evID string) ([]map[string]types.AttributeValue, error) {
+func (s *Webhooks) loadDeliveryAndEvent(ctx context.Context, deliveryID string, dkey map[string]types.AttributeValue, evID string) ([]map[string]types.AttributeValue, error) {
 	req := map[string]types.KeysAndAttributes{s.table: {
 		Keys:           []map[string]types.AttributeValue{dkey, keyOf(outboxPK(evID), skEvent)},
 		ConsistentRead: aws.Bool(true),
@@ -196,7 +196,7 @@ func attemptFrom(got []map[string]types.AttributeValue) (*webhook.Delivery, *tic
 
 // SaveDelivery replaces the delivery item conditional on ver = d.Version and
 // bumps d.Version; the due index entry follows the status (pending only).
-func (s *Store) SaveDelivery(ctx context.Context, d *webhook.Delivery) error {
+func (s *Webhooks) SaveDelivery(ctx context.Context, d *webhook.Delivery) error {
 	item, err := deliveryAV(d, d.Version+1)
 	if err != nil {
 		return err
@@ -227,7 +227,7 @@ func (s *Store) SaveDelivery(ctx context.Context, d *webhook.Delivery) error {
 // than one Query per shard, up to the list budget: then the page is short
 // (maybe empty) with has_more and a cursor. The cursor is signed and bound to
 // the query.
-func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*webhook.DeliveryPage, error) {
+func (s *Webhooks) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*webhook.DeliveryPage, error) {
 	fingerprint := fmt.Sprintf("deliveries|%s|%s|%s|%s", q.OrganizerID, q.Environment, q.EndpointID, q.Status)
 	page := &webhook.DeliveryPage{Deliveries: []*webhook.Delivery{}}
 	x := newExprs()
@@ -273,7 +273,7 @@ func (s *Store) ListDeliveries(ctx context.Context, q webhook.DeliveryQuery) (*w
 // PendingDeliveries queries GSI2 WHDE#<endpoint>#<shard> (and the unsharded
 // partition) filtered on st = pending, oldest first within a shard, up to limit
 // over all.
-func (s *Store) PendingDeliveries(ctx context.Context, endpointID string, limit int) ([]*webhook.Delivery, error) {
+func (s *Webhooks) PendingDeliveries(ctx context.Context, endpointID string, limit int) ([]*webhook.Delivery, error) {
 	if limit <= 0 || !validID(endpointID) {
 		return nil, nil
 	}
@@ -290,7 +290,7 @@ func (s *Store) PendingDeliveries(ctx context.Context, endpointID string, limit 
 }
 
 // pendingIn adds the pending deliveries of one GSI2 partition to res, up to limit.
-func (s *Store) pendingIn(ctx context.Context, pk string, limit int, res *[]*webhook.Delivery) error {
+func (s *Webhooks) pendingIn(ctx context.Context, pk string, limit int, res *[]*webhook.Delivery) error {
 	x := newExprs()
 	keyCond := x.n("GSI2PK") + " = " + x.s(pk)
 	filter := x.n("st") + " = " + x.s(string(webhook.DeliveryPending))
@@ -325,7 +325,7 @@ func (s *Store) pendingIn(ctx context.Context, pk string, limit int, res *[]*web
 
 // OverdueDeliveries queries the due index GSI3 WHDUE#0..63 up to now (fixed-width
 // times, so strings order as times) and returns the most overdue up to limit.
-func (s *Store) OverdueDeliveries(ctx context.Context, now time.Time, limit int) ([]*webhook.Delivery, error) {
+func (s *Webhooks) OverdueDeliveries(ctx context.Context, now time.Time, limit int) ([]*webhook.Delivery, error) {
 	if limit <= 0 {
 		return nil, nil
 	}

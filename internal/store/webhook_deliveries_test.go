@@ -26,7 +26,7 @@ type hookEnv struct {
 func newHookEnv(t *testing.T) *hookEnv {
 	t.Helper()
 	env := newSalesEnv(t, 1000)
-	return &hookEnv{salesEnv: env, ws: env.st, known: map[string]bool{}}
+	return &hookEnv{salesEnv: env, ws: env.st.Webhooks, known: map[string]bool{}}
 }
 
 // paidEvent pays a new order through the sales service and returns its order.paid outbox event.
@@ -34,11 +34,11 @@ func (h *hookEnv) paidEvent(t *testing.T) *ticketing.OrderEvent {
 	t.Helper()
 	ctx := context.Background()
 	h.n++
-	res, err := h.sales.CreateOrder(ctx, h.c, fmt.Sprintf("hook-%d", h.n), gaRequest(1))
+	res, err := h.sales.Orders.CreateOrder(ctx, h.c, fmt.Sprintf("hook-%d", h.n), gaRequest(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.sales.Simulate(ctx, h.c.Tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
+	if _, err := h.sales.Orders.Simulate(ctx, h.c.Tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
 		t.Fatal(err)
 	}
 	all, err := h.ws.UndispatchedEvents(ctx, h.clk.Now().Add(time.Hour), 1000)

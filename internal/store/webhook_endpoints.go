@@ -76,7 +76,7 @@ func endpointFrom(item map[string]types.AttributeValue) (*webhook.Endpoint, erro
 
 // CreateEndpoint puts the endpoint (attribute_not_exists) and counts it on the
 // environment's counter item (n < max) in one transaction.
-func (s *Store) CreateEndpoint(ctx context.Context, e *webhook.Endpoint, max int) error {
+func (s *Webhooks) CreateEndpoint(ctx context.Context, e *webhook.Endpoint, max int) error {
 	if max <= 0 {
 		return webhook.ErrTooManyEndpoints
 	}
@@ -109,7 +109,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *webhook.Endpoint, max int
 }
 
 // GetEndpoint reads one endpoint (strongly consistent).
-func (s *Store) GetEndpoint(ctx context.Context, id string) (*webhook.Endpoint, error) {
+func (s *Webhooks) GetEndpoint(ctx context.Context, id string) (*webhook.Endpoint, error) {
 	if !validID(id) {
 		return nil, webhook.ErrNotFound
 	}
@@ -128,7 +128,7 @@ func (s *Store) GetEndpoint(ctx context.Context, id string) (*webhook.Endpoint, 
 }
 
 // ListEndpoints queries GSI1 WHES#<org>#<env>, oldest first.
-func (s *Store) ListEndpoints(ctx context.Context, org string, env ticketing.Environment) ([]*webhook.Endpoint, error) {
+func (s *Webhooks) ListEndpoints(ctx context.Context, org string, env ticketing.Environment) ([]*webhook.Endpoint, error) {
 	var res []*webhook.Endpoint
 	var start map[string]types.AttributeValue
 	for {
@@ -169,7 +169,7 @@ func notFoundOr(cf *types.ConditionalCheckFailedException, other error) error {
 // conditional on ver = e.Version and bumps ver; the health attributes are left
 // alone unless resetHealth (cf = 0, fs removed). e gets the new version and the
 // stored health.
-func (s *Store) UpdateEndpoint(ctx context.Context, e *webhook.Endpoint, resetHealth bool) error {
+func (s *Webhooks) UpdateEndpoint(ctx context.Context, e *webhook.Endpoint, resetHealth bool) error {
 	item, err := endpointAV(e, e.Version+1)
 	if err != nil {
 		return err
@@ -219,7 +219,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e *webhook.Endpoint, resetHe
 
 // DeleteEndpoint deletes the endpoint (ver = e.Version) and frees its slot on
 // the counter in one transaction.
-func (s *Store) DeleteEndpoint(ctx context.Context, e *webhook.Endpoint) error {
+func (s *Webhooks) DeleteEndpoint(ctx context.Context, e *webhook.Endpoint) error {
 	d, c := newExprs(), newExprs()
 	err := s.transact(ctx, "DeleteEndpoint", []types.TransactWriteItem{
 		{Delete: &types.Delete{
@@ -248,7 +248,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, e *webhook.Endpoint) error {
 }
 
 // EndpointFailed: ADD cf 1, fs = if_not_exists(fs, at), laa = at; returns the endpoint after it.
-func (s *Store) EndpointFailed(ctx context.Context, id string, at time.Time) (*webhook.Endpoint, error) {
+func (s *Webhooks) EndpointFailed(ctx context.Context, id string, at time.Time) (*webhook.Endpoint, error) {
 	if !validID(id) {
 		return nil, webhook.ErrNotFound
 	}
@@ -273,7 +273,7 @@ func (s *Store) EndpointFailed(ctx context.Context, id string, at time.Time) (*w
 }
 
 // EndpointSucceeded: cf = 0, fs removed, lda = laa = at.
-func (s *Store) EndpointSucceeded(ctx context.Context, id string, at time.Time) error {
+func (s *Webhooks) EndpointSucceeded(ctx context.Context, id string, at time.Time) error {
 	if !validID(id) {
 		return webhook.ErrNotFound
 	}
@@ -299,7 +299,7 @@ func (s *Store) EndpointSucceeded(ctx context.Context, id string, at time.Time) 
 
 // DisableEndpoint: st active -> disabled with dat, dr, upd = at, ver bumped.
 // false when it was not active; ErrNotFound when it does not exist.
-func (s *Store) DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error) {
+func (s *Webhooks) DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error) {
 	if !validID(id) {
 		return false, webhook.ErrNotFound
 	}

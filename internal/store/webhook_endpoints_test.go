@@ -29,7 +29,7 @@ func newEndpoint(id, org string, env ticketing.Environment, created time.Time) *
 func hookStore(t *testing.T) (webhook.Store, *clock.Fixed) {
 	t.Helper()
 	clk := clock.NewFixed(time.Now().UTC())
-	return testenv.Store(t, clk), clk
+	return testenv.Store(t, clk).Webhooks, clk
 }
 
 func TestWebhookEndpointLifecycle(t *testing.T) {

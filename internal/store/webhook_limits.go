@@ -78,7 +78,7 @@ func (f *fullShards) mark(sec int64, key string, shard int) {
 // TakeOutbound takes one request from key's one-second budget of limit: from
 // a shard at random, or the next ones when it is full (see above); a full
 // window is (false, nil).
-func (s *Store) TakeOutbound(ctx context.Context, key string, limit int, now time.Time) (bool, error) {
+func (s *Webhooks) TakeOutbound(ctx context.Context, key string, limit int, now time.Time) (bool, error) {
 	if limit <= 0 {
 		return false, nil
 	}
@@ -101,7 +101,7 @@ func (s *Store) TakeOutbound(ctx context.Context, key string, limit int, now tim
 
 // takeShard counts one request in a shard's window item (ADD n 1,
 // conditional on n < share); a full shard is (false, nil).
-func (s *Store) takeShard(ctx context.Context, key string, sec int64, shard, share int, now time.Time) (bool, error) {
+func (s *Webhooks) takeShard(ctx context.Context, key string, sec int64, shard, share int, now time.Time) (bool, error) {
 	x := newExprs()
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: keyOf(outboundPK(key, sec, shard), skOutbound),

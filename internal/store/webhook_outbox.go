@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -25,7 +24,7 @@ import (
 
 // GetOrderEvent reads an outbox event (strongly consistent); it is dispatched
 // once its sparse GSI2 entry is gone.
-func (s *Store) GetOrderEvent(ctx context.Context, id string) (*ticketing.OrderEvent, bool, error) {
+func (s *Webhooks) GetOrderEvent(ctx context.Context, id string) (*ticketing.OrderEvent, bool, error) {
 	if !validID(id) {
 		return nil, false, webhook.ErrNotFound
 	}
@@ -56,60 +55,6 @@ func orderEventFrom(item map[string]types.AttributeValue) (*ticketing.OrderEvent
 	return &ev, nil
 }
 
-// shardQuery reads a sharded, sparse index (or the table, index ""): the
-// partitions pk(0..shards-1) of index with the key condition "sort key <skCond>
-// skVal", in parallel, each up to perShard items that keep accepts (nil keeps all).
-func (s *Store) shardQuery(ctx context.Context, op, index string, shards int, pk func(int) string, skCond, skVal string,
-	perShard int, keep func(map[string]types.AttributeValue) bool) ([]map[string]types.AttributeValue, error) {
-	results := make([][]map[string]types.AttributeValue, shards)
-	errs := make([]error, shards)
-	var wg sync.WaitGroup
-	for i := range shards {
-		wg.Go(func() {
-			var start map[string]types.AttributeValue
-			for {
-				in := &dynamodb.QueryInput{
-					TableName:              aws.String(s.table),
-					KeyConditionExpression: aws.String("#pk = :pk AND #sk " + skCond + " :sk"),
-					ExpressionAttributeNames: map[string]string{
-						"#pk": index + "PK", "#sk": index + "SK",
-					},
-					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk(i)), ":sk": str(skVal)},
-					ExclusiveStartKey:         start, Limit: aws.Int32(int32(min(perShard+1, 1000))),
-					ReturnConsumedCapacity: s.rcc(),
-				}
-				if index != "" {
-					in.IndexName = aws.String(index)
-				}
-				out, err := s.db.Query(ctx, in)
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: query %s: %w", op, pk(i), err)
-					return
-				}
-				s.record(op, out.ConsumedCapacity)
-				for _, it := range out.Items {
-					if keep == nil || keep(it) {
-						results[i] = append(results[i], it)
-					}
-				}
-				if len(results[i]) >= perShard || out.LastEvaluatedKey == nil {
-					return
-				}
-				start = out.LastEvaluatedKey
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	var all []map[string]types.AttributeValue
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	return all, nil
-}
-
 // outboxTime is the creation time in an outbox GSI2SK (<RFC3339Nano>#<id>).
 func outboxTime(item map[string]types.AttributeValue) (time.Time, bool) {
 	ts, _, _ := strings.Cut(attrS(item, "GSI2SK"), "#")
@@ -122,7 +67,7 @@ func outboxTime(item map[string]types.AttributeValue) (time.Time, bool) {
 // only to the second: the key condition takes every second up to olderThan's
 // (GSI2SK < the next second's prefix) and the exact bound is applied to the
 // parsed times. The result is the oldest up to limit over all shards.
-func (s *Store) UndispatchedEvents(ctx context.Context, olderThan time.Time, limit int) ([]string, error) {
+func (s *Webhooks) UndispatchedEvents(ctx context.Context, olderThan time.Time, limit int) ([]string, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -157,7 +102,7 @@ func (s *Store) UndispatchedEvents(ctx context.Context, olderThan time.Time, lim
 // (REMOVE its GSI2 keys, SET dsp, conditional on attribute_exists(GSI2PK)) in
 // one transaction. A job that exists already (another event of the same order
 // and kind wrote it) is left as it is: the transaction is tried again without it.
-func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, owed ...webhook.Record) error {
+func (s *Webhooks) Dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, owed ...webhook.Record) error {
 	jobs := make([]*emailjobs.Job, len(owed))
 	for i, r := range owed {
 		j, ok := r.(*emailjobs.Job)
@@ -185,7 +130,7 @@ func (s *Store) Dispatch(ctx context.Context, eventID string, ds []*webhook.Deli
 	}
 }
 
-func (s *Store) dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs []*emailjobs.Job) error {
+func (s *Webhooks) dispatch(ctx context.Context, eventID string, ds []*webhook.Delivery, jobs []*emailjobs.Job) error {
 	if !validID(eventID) {
 		return webhook.ErrNotFound
 	}

@@ -19,11 +19,11 @@ import (
 // they share.
 
 var (
-	_ webhook.Store           = (*Store)(nil)
-	_ webhook.EndpointStore   = (*Store)(nil)
-	_ webhook.OutboxStore     = (*Store)(nil)
-	_ webhook.DeliveryStore   = (*Store)(nil)
-	_ webhook.OutboundLimiter = (*Store)(nil)
+	_ webhook.Store           = (*Webhooks)(nil)
+	_ webhook.EndpointStore   = (*Webhooks)(nil)
+	_ webhook.OutboxStore     = (*Webhooks)(nil)
+	_ webhook.DeliveryStore   = (*Webhooks)(nil)
+	_ webhook.OutboundLimiter = (*Webhooks)(nil)
 )
 
 const (

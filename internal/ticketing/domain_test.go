@@ -42,7 +42,7 @@ func newDomain(t *testing.T) *domain {
 		c: ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: ticketingtest.Org, Environment: ticketing.EnvTest}, KeyID: "key_1", IP: "192.0.2.1"}}
 	ctx := context.Background()
 	for _, e := range []*ticketing.Event{ticketingtest.Event(now), pricingEvent(now)} {
-		if err := d.st.PutEvent(ctx, e); err != nil {
+		if err := d.st.Catalog.PutEvent(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,10 +54,10 @@ func newDomain(t *testing.T) *domain {
 		}
 		return nil
 	}})
-	d.sales = &ticketing.Sales{Store: d.st, Clock: d.clk, Settings: settings,
+	d.sales = ticketing.NewSales(d.st.Sales(), &ticketing.SalesDeps{Clock: d.clk, Settings: settings,
 		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 			return pay, nil
-		}}
+		}})
 	return d
 }
 
@@ -99,7 +99,7 @@ func gaOrder(qty int) ticketing.OrderRequest {
 
 func (d *domain) gaSold(t *testing.T) int {
 	t.Helper()
-	st, err := d.st.GetStock(context.Background(), ticketingtest.EventID, ticketing.EnvTest, "")
+	st, err := d.st.Catalog.GetStock(context.Background(), ticketingtest.EventID, ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func (d *domain) gaSold(t *testing.T) int {
 
 func (d *domain) order(t *testing.T, key string, req ticketing.OrderRequest) *ticketing.Order {
 	t.Helper()
-	res, err := d.sales.CreateOrder(context.Background(), d.c, key, req)
+	res, err := d.sales.Orders.CreateOrder(context.Background(), d.c, key, req)
 	if err != nil {
 		t.Fatalf("create order %s: %v", key, err)
 	}

@@ -38,10 +38,10 @@ type cachedEvent struct {
 
 // pricedEvent is GetEvent through the cache. Expiry follows the wall clock,
 // not the service clock, which tests may stop.
-func (s *Sales) pricedEvent(ctx context.Context, c Caller, eventID string) (*Event, error) {
+func (s *Pricing) pricedEvent(ctx context.Context, c Caller, eventID string) (*Event, error) {
 	cache := s.EventCache
 	if cache == nil || cache.ttl <= 0 {
-		return s.Store.GetEvent(ctx, c.OrganizerID, eventID, c.Environment)
+		return s.Catalog.GetEvent(ctx, c.OrganizerID, eventID, c.Environment)
 	}
 	key := c.OrganizerID + "\x00" + string(c.Environment) + "\x00" + eventID
 	now := time.Now()
@@ -51,7 +51,7 @@ func (s *Sales) pricedEvent(ctx context.Context, c Caller, eventID string) (*Eve
 	if ok && now.Before(ce.until) {
 		return ce.e, nil
 	}
-	e, err := s.Store.GetEvent(ctx, c.OrganizerID, eventID, c.Environment)
+	e, err := s.Catalog.GetEvent(ctx, c.OrganizerID, eventID, c.Environment)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (s *Sales) pricedEvent(ctx context.Context, c Caller, eventID string) (*Eve
 
 // tierEvent is TierEvent through the cache: a tier never moves to another
 // event, so its answer is kept for as long as the process lives.
-func (s *Sales) tierEvent(ctx context.Context, tierID string) (string, string, error) {
+func (s *Pricing) tierEvent(ctx context.Context, tierID string) (string, string, error) {
 	cache := s.EventCache
 	if cache != nil {
 		cache.mu.Lock()
@@ -76,7 +76,7 @@ func (s *Sales) tierEvent(ctx context.Context, tierID string) (string, string, e
 			return ref[0], ref[1], nil
 		}
 	}
-	org, ev, err := s.Store.TierEvent(ctx, tierID)
+	org, ev, err := s.Catalog.TierEvent(ctx, tierID)
 	if err != nil || cache == nil {
 		return org, ev, err
 	}

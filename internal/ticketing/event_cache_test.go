@@ -15,7 +15,7 @@ func TestEventCache_PriceChangeWithinTheTTL(t *testing.T) {
 	d := newDomain(t)
 	ctx := context.Background()
 	const ttl = 200 * time.Millisecond
-	d.sales.EventCache = ticketing.NewEventCache(ttl)
+	d.sales.Deps.EventCache = ticketing.NewEventCache(ttl)
 	ev := ptr(ticketingtest.EventID)
 	req := func() ticketing.OrderRequest { r := gaOrder(1); r.EventID = ev; return r }
 	price := func(key string) int64 { return d.order(t, key, req()).TotalPrice }
@@ -25,7 +25,7 @@ func TestEventCache_PriceChangeWithinTheTTL(t *testing.T) {
 	e := ticketingtest.Event(d.now)
 	e.Tiers[0].Price = 200000
 	start := time.Now()
-	if err := d.st.PutEvent(ctx, e); err != nil {
+	if err := d.st.Catalog.PutEvent(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if p := price("b"); p != 150000 && time.Since(start) < ttl {
@@ -39,6 +39,6 @@ func TestEventCache_PriceChangeWithinTheTTL(t *testing.T) {
 	for i := 3; i < ticketingtest.GACap; i++ {
 		d.order(t, string(rune('d'+i)), req())
 	}
-	_, err := d.sales.CreateOrder(ctx, d.c, "last", req())
+	_, err := d.sales.Orders.CreateOrder(ctx, d.c, "last", req())
 	wantCode(t, err, ticketing.CodeConflict, "tier_id")
 }

@@ -96,7 +96,7 @@ func holdIPKey(c Caller) string {
 }
 
 // CreateHold holds seats for the caller (contract section 4 rule 3).
-func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req HoldRequest) (*Hold, error) {
+func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req HoldRequest) (*Hold, error) {
 	if err := validateHoldRequest(req); err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 			return h, err
 		}
 	}
-	e, err := s.Store.GetEventWithSeating(ctx, c.OrganizerID, *req.EventID, c.Environment)
+	e, err := s.Catalog.GetEventWithSeating(ctx, c.OrganizerID, *req.EventID, c.Environment)
 	if err != nil {
 		if IsCode(err, CodeNotFound) {
 			err.(*Error).Param = "event_id"
@@ -169,12 +169,12 @@ func (s *Sales) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 
 // admitHoldIP counts a publishable key's hold request against its client IP's
 // budget and returns the IP's record key and state (none for a secret key).
-func (s *Sales) admitHoldIP(ctx context.Context, c Caller, now time.Time) (string, *HoldIPState, error) {
+func (s *Holds) admitHoldIP(ctx context.Context, c Caller, now time.Time) (string, *HoldIPState, error) {
 	if !c.Publishable {
 		return "", nil, nil
 	}
 	ipKey := holdIPKey(c)
-	st, ok, reset, err := s.Store.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
+	st, ok, reset, err := s.Limits.AdmitHoldIP(ctx, ipKey, s.Settings.HoldIPRate, s.Settings.HoldIPWindow, now)
 	if err != nil {
 		return "", nil, err
 	}
@@ -216,7 +216,7 @@ func (h *Hold) addSeats(e *Event, seatIDs []string, now time.Time) error {
 
 // writeHold writes the hold, rereading the per-IP record and trying again
 // (a few times) when another hold of the same IP changed it meanwhile.
-func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipState *HoldIPState, now time.Time) error {
+func (s *Holds) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipState *HoldIPState, now time.Time) error {
 	freed := false
 	for attempt := 0; ; attempt++ {
 		var ip *HoldIPUpdate
@@ -226,18 +226,18 @@ func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipSta
 				return err
 			}
 		}
-		err := s.Store.CreateHold(ctx, h, idem, ip, now)
+		err := s.HoldStore.CreateHold(ctx, h, idem, ip, now)
 		if errors.Is(err, ErrClientCap) && !freed {
 			// Once: the client's overdue orders and expired holds give their units back.
 			freed = true
-			if s.freeClientOverdue(ctx, h.ClientCap.Key, now) {
+			if s.orders.freeClientOverdue(ctx, h.ClientCap.Key, now) {
 				continue
 			}
 		}
 		if !errors.Is(err, ErrIPRace) || attempt >= 4 {
 			return err
 		}
-		st, err := s.Store.GetHoldIP(ctx, h.IPKey)
+		st, err := s.Limits.GetHoldIP(ctx, h.IPKey)
 		if err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func (s *Sales) writeHold(ctx context.Context, h *Hold, idem *Idempotency, ipSta
 	}
 }
 
-func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*HoldIPUpdate, error) {
+func (s *Holds) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*HoldIPUpdate, error) {
 	u := &HoldIPUpdate{Key: key, Version: st.Version, Add: h.ID, Until: h.ExpiresAt}
 	live := 0
 	var earliest time.Time
@@ -268,8 +268,8 @@ func (s *Sales) ipUpdate(key string, st HoldIPState, h *Hold, now time.Time) (*H
 
 // replayHold answers a retried hold request: the same live hold for the same
 // request, 409 for another request under the same key, nil when there is none.
-func (s *Sales) replayHold(ctx context.Context, c Caller, key, hash string, now time.Time) (*Hold, error) {
-	rec, err := s.Store.GetIdempotency(ctx, c.Tenant, c.idemScope(IdemHold), key)
+func (s *Holds) replayHold(ctx context.Context, c Caller, key, hash string, now time.Time) (*Hold, error) {
+	rec, err := s.Idempotency.GetIdempotency(ctx, c.Tenant, c.idemScope(IdemHold), key)
 	if isNotFound(err) {
 		return nil, nil
 	}
@@ -279,7 +279,7 @@ func (s *Sales) replayHold(ctx context.Context, c Caller, key, hash string, now 
 	if rec.RequestHash != hash {
 		return nil, Errorf(CodeConflict, "this Idempotency-Key was used for a different seat-hold request; use a fresh key")
 	}
-	h, err := s.Store.GetHold(ctx, rec.ResourceID)
+	h, err := s.HoldStore.GetHold(ctx, rec.ResourceID)
 	if isNotFound(err) {
 		return nil, nil
 	}
@@ -376,7 +376,7 @@ func seatIndex(e *Event) map[string]seatInfo {
 
 // ReleaseHolds frees the given reservations that belong to the caller's key and
 // are still held; it returns how many it released. Others are ignored.
-func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []string) (int, error) {
+func (s *Holds) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []string) (int, error) {
 	if len(reservationIDs) == 0 {
 		return 0, Invalid("reservation_ids", "reservation_ids must list at least one reservation")
 	}
@@ -408,7 +408,7 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 		h, loaded := holds[hid]
 		if !loaded {
 			var err error
-			if h, err = s.Store.GetHold(ctx, hid); isNotFound(err) {
+			if h, err = s.HoldStore.GetHold(ctx, hid); isNotFound(err) {
 				h = nil
 			} else if err != nil {
 				return released, err
@@ -422,7 +422,7 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 		if !ok {
 			continue
 		}
-		ok, err := s.Store.ReleaseSeat(ctx, h, seat, now)
+		ok, err := s.HoldStore.ReleaseSeat(ctx, h, seat, now)
 		if err != nil {
 			return released, err
 		}
@@ -448,7 +448,7 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 				continue
 			}
 		}
-		if err := s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
+		if err := s.Limits.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
 			return released, err
 		}
 	}
@@ -456,10 +456,10 @@ func (s *Sales) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 }
 
 // holdAlive reports whether any seat of h is still held by it at now.
-func (s *Sales) holdAlive(ctx context.Context, h *Hold, now time.Time) (bool, error) {
+func (s *Holds) holdAlive(ctx context.Context, h *Hold, now time.Time) (bool, error) {
 	// Seats only: the stock of an event without tiers is its seats (one
 	// read), not the counter shards of its tiers.
-	st, err := s.Store.StockOf(ctx, &Event{ID: h.EventID}, h.Environment, h.OccurrenceID)
+	st, err := s.Catalog.StockOf(ctx, &Event{ID: h.EventID}, h.Environment, h.OccurrenceID)
 	if err != nil {
 		return false, err
 	}

@@ -54,7 +54,7 @@ func requestHash(v any) string {
 
 // replay answers with an order that exists: its poll token and, once it has
 // its payment, the payment's QR (created: whether this call made it).
-func (s *Sales) replay(ctx context.Context, o *Order, created bool) (*OrderResult, error) {
+func (s *Orders) replay(ctx context.Context, o *Order, created bool) (*OrderResult, error) {
 	r := &OrderResult{Order: o, Created: created, PollToken: s.PollToken(o.ID)}
 	if o.Payment != nil {
 		prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
@@ -69,11 +69,11 @@ func (s *Sales) replay(ctx context.Context, o *Order, created bool) (*OrderResul
 }
 
 // resumeOrder answers a repeated POST /orders (contract section 3's table).
-func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req *OrderRequest, buyer Buyer, hash string, now time.Time) (*OrderResult, error) {
+func (s *Orders) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req *OrderRequest, buyer Buyer, hash string, now time.Time) (*OrderResult, error) {
 	if rec.RequestHash != hash {
 		return nil, Errorf(CodeConflict, "this Idempotency-Key was used with a different request body; use a fresh key for a different order")
 	}
-	o, err := s.Store.GetOrder(ctx, rec.ResourceID)
+	o, err := s.OrderStore.GetOrder(ctx, rec.ResourceID)
 	if err != nil && !isNotFound(err) {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (s *Sales) resumeOrder(ctx context.Context, c Caller, rec *Idempotency, req
 	claim := func() (*Idempotency, error) {
 		mine := *rec
 		mine.Lease, mine.LeaseUntil = randomString(idAlphabet, 16), now.Add(s.Settings.LeaseTTL)
-		if err := s.Store.ClaimIdempotency(ctx, &mine, rec.Lease); err != nil {
+		if err := s.Idempotency.ClaimIdempotency(ctx, &mine, rec.Lease); err != nil {
 			if errors.Is(err, ErrLeaseLost) {
 				return nil, Errorf(CodeConflict, "an identical request with this Idempotency-Key is in flight; retry shortly")
 			}

@@ -26,14 +26,14 @@ func TestCreateOrder_IdempotencyTable(t *testing.T) {
 		}, gaOrder(1), "", false},
 		{"replay of a paid order returns it", func(t *testing.T, d *domain) string {
 			o := d.order(t, "k", gaOrder(1))
-			if _, err := d.sales.Simulate(ctx, d.c.Tenant, o.ID, ticketing.OutcomePaid); err != nil {
+			if _, err := d.sales.Orders.Simulate(ctx, d.c.Tenant, o.ID, ticketing.OutcomePaid); err != nil {
 				t.Fatal(err)
 			}
 			return o.ID
 		}, gaOrder(1), "", false},
 		{"a cancelled order's key is spent", func(t *testing.T, d *domain) string {
 			o := d.order(t, "k", gaOrder(1))
-			if _, err := d.sales.Simulate(ctx, d.c.Tenant, o.ID, ticketing.OutcomeCancelled); err != nil {
+			if _, err := d.sales.Orders.Simulate(ctx, d.c.Tenant, o.ID, ticketing.OutcomeCancelled); err != nil {
 				t.Fatal(err)
 			}
 			return o.ID
@@ -43,16 +43,16 @@ func TestCreateOrder_IdempotencyTable(t *testing.T) {
 		}, gaOrder(2), ticketing.CodeConflict, false},
 		{"an order still being prepared is order_pending", func(t *testing.T, d *domain) string {
 			d.payDown.Store(true)
-			_, err := d.sales.CreateOrder(ctx, d.c, "k", gaOrder(1))
+			_, err := d.sales.Orders.CreateOrder(ctx, d.c, "k", gaOrder(1))
 			wantCode(t, err, ticketing.CodePaymentProviderError, "")
 			d.payDown.Store(false)
-			rec, err := d.st.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k")
+			rec, err := d.st.Idempotency.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k")
 			if err != nil {
 				t.Fatal(err)
 			}
 			busy := *rec
 			busy.Lease, busy.LeaseUntil = "another-invocation", d.now.Add(time.Minute)
-			if err := d.st.ClaimIdempotency(ctx, &busy, rec.Lease); err != nil {
+			if err := d.st.Idempotency.ClaimIdempotency(ctx, &busy, rec.Lease); err != nil {
 				t.Fatal(err)
 			}
 			return rec.ResourceID
@@ -61,7 +61,7 @@ func TestCreateOrder_IdempotencyTable(t *testing.T) {
 			rec := &ticketing.Idempotency{Tenant: d.c.Tenant, Scope: ticketing.IdemOrder, Key: "k", ResourceID: "ord_inflight",
 				Lease: "other", LeaseUntil: d.now.Add(time.Minute), CreatedAt: d.now}
 			rec.RequestHash = hashOf(t, d, gaOrder(1))
-			if _, err := d.st.BeginIdempotency(ctx, rec, d.now); err != nil {
+			if _, err := d.st.Idempotency.BeginIdempotency(ctx, rec, d.now); err != nil {
 				t.Fatal(err)
 			}
 			return ""
@@ -72,7 +72,7 @@ func TestCreateOrder_IdempotencyTable(t *testing.T) {
 			d := newDomain(t)
 			bound := c.prepare(t, d)
 			sold := d.gaSold(t)
-			res, err := d.sales.CreateOrder(ctx, d.c, "k", c.req)
+			res, err := d.sales.Orders.CreateOrder(ctx, d.c, "k", c.req)
 			if c.code != "" {
 				wantCode(t, err, c.code, "")
 				if d.gaSold(t) != sold {
@@ -98,7 +98,7 @@ func hashOf(t *testing.T, d *domain, req ticketing.OrderRequest) string {
 	t.Helper()
 	scratch := newDomain(t)
 	scratch.order(t, "probe", req)
-	rec, err := scratch.st.GetIdempotency(context.Background(), d.c.Tenant, ticketing.IdemOrder, "probe")
+	rec, err := scratch.st.Idempotency.GetIdempotency(context.Background(), d.c.Tenant, ticketing.IdemOrder, "probe")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +109,10 @@ func TestCreateOrder_RecoversWhenTheLeaseRunsOut(t *testing.T) {
 	d := newDomain(t)
 	ctx := context.Background()
 	d.payDown.Store(true)
-	_, err := d.sales.CreateOrder(ctx, d.c, "k", gaOrder(2))
+	_, err := d.sales.Orders.CreateOrder(ctx, d.c, "k", gaOrder(2))
 	wantCode(t, err, ticketing.CodePaymentProviderError, "")
 	d.payDown.Store(false)
-	res, err := d.sales.CreateOrder(ctx, d.c, "k", gaOrder(2))
+	res, err := d.sales.Orders.CreateOrder(ctx, d.c, "k", gaOrder(2))
 	if err != nil || !res.Created || res.Order.Payment == nil {
 		t.Fatalf("retry after the provider failed: %+v, %v", res, err)
 	}
@@ -121,12 +121,12 @@ func TestCreateOrder_RecoversWhenTheLeaseRunsOut(t *testing.T) {
 	}
 	// An invocation died after binding the key, before writing its order.
 	rec := &ticketing.Idempotency{Tenant: d.c.Tenant, Scope: ticketing.IdemOrder, Key: "dead", ResourceID: "ord_deadinvocation000",
-		Lease: "dead", LeaseUntil: d.now.Add(d.sales.Settings.LeaseTTL), CreatedAt: d.now, RequestHash: hashOf(t, d, gaOrder(1))}
-	if _, err := d.st.BeginIdempotency(ctx, rec, d.now); err != nil {
+		Lease: "dead", LeaseUntil: d.now.Add(d.sales.Deps.Settings.LeaseTTL), CreatedAt: d.now, RequestHash: hashOf(t, d, gaOrder(1))}
+	if _, err := d.st.Idempotency.BeginIdempotency(ctx, rec, d.now); err != nil {
 		t.Fatal(err)
 	}
-	d.clk.Advance(d.sales.Settings.LeaseTTL)
-	res, err = d.sales.CreateOrder(ctx, d.c, "dead", gaOrder(1))
+	d.clk.Advance(d.sales.Deps.Settings.LeaseTTL)
+	res, err = d.sales.Orders.CreateOrder(ctx, d.c, "dead", gaOrder(1))
 	if err != nil || res.Order.ID != rec.ResourceID {
 		t.Fatalf("after the lease: %+v, %v; want order %s", res, err, rec.ResourceID)
 	}
@@ -139,24 +139,24 @@ func TestCreateOrder_RecoversWhenTheLeaseRunsOut(t *testing.T) {
 func TestCreateOrder_KeyBoundWithTheOrder(t *testing.T) {
 	d := newDomain(t)
 	ctx := context.Background()
-	_, err := d.sales.CreateOrder(ctx, d.c, "k", gaOrder(ticketingtest.GACap+1))
+	_, err := d.sales.Orders.CreateOrder(ctx, d.c, "k", gaOrder(ticketingtest.GACap+1))
 	wantCode(t, err, ticketing.CodeConflict, "tier_id")
-	if _, err := d.st.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k"); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if _, err := d.st.Idempotency.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k"); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Fatalf("a refused order bound its key: %v", err)
 	}
 	o := d.order(t, "k", gaOrder(1))
 	if o.Payment == nil || o.Version != 1 {
 		t.Fatalf("order %s: payment %v, version %d; want the test payment in the first version", o.ID, o.Payment, o.Version)
 	}
-	stored, err := d.st.GetOrder(ctx, o.ID)
+	stored, err := d.st.Orders.GetOrder(ctx, o.ID)
 	if err != nil || stored.Payment == nil || stored.Payment.ID != o.Payment.ID {
 		t.Fatalf("stored order %+v, %v", stored, err)
 	}
-	rec, err := d.st.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k")
+	rec, err := d.st.Idempotency.GetIdempotency(ctx, d.c.Tenant, ticketing.IdemOrder, "k")
 	if err != nil || rec.ResourceID != o.ID {
 		t.Fatalf("key record %+v, %v; want it bound to %s", rec, err, o.ID)
 	}
-	_, err = d.sales.CreateOrder(ctx, d.c, "k", gaOrder(ticketingtest.GACap+1))
+	_, err = d.sales.Orders.CreateOrder(ctx, d.c, "k", gaOrder(ticketingtest.GACap+1))
 	wantCode(t, err, ticketing.CodeConflict, "")
 	var e *ticketing.Error
 	if errors.As(err, &e) && e.Param != "" {

@@ -36,7 +36,7 @@ var (
 // LeaseTTL/leaseRenewals until stop is called. The returned context is
 // cancelled, with errLeaseTaken or errLeaseUnvouched as its cause, when the
 // lease can no longer be vouched for.
-func (s *Sales) keepLease(ctx context.Context, rec *Idempotency) (context.Context, func(), error) {
+func (s *Orders) keepLease(ctx context.Context, rec *Idempotency) (context.Context, func(), error) {
 	ttl := s.Settings.LeaseTTL
 	vouch := ttl - ttl/leaseMargin
 	renew := func(ctx context.Context) (time.Time, error) {
@@ -45,7 +45,7 @@ func (s *Sales) keepLease(ctx context.Context, rec *Idempotency) (context.Contex
 		mine.LeaseUntil = s.now().Add(ttl)
 		ctx, cancel := context.WithTimeout(ctx, vouch)
 		defer cancel()
-		return sent, s.Store.ClaimIdempotency(ctx, &mine, rec.Lease)
+		return sent, s.Idempotency.ClaimIdempotency(ctx, &mine, rec.Lease)
 	}
 	sent, err := renew(ctx)
 	if err != nil {

@@ -14,9 +14,9 @@ import (
 // arrives twice, late or out of order changes nothing twice, and a stale one
 // (a waiting state after paid) changes nothing. A nil error means the outcome
 // is durably written: the notification may be acknowledged.
-func (s *Sales) ApplyPaymentUpdate(ctx context.Context, u PaymentUpdate) error {
+func (s *Payments) ApplyPaymentUpdate(ctx context.Context, u PaymentUpdate) error {
 	for range 5 {
-		o, err := s.Store.GetOrder(ctx, u.OrderID)
+		o, err := s.OrderStore.GetOrder(ctx, u.OrderID)
 		if isNotFound(err) {
 			slog.WarnContext(ctx, "payment update for an unknown order", "order_id", u.OrderID, "payment_id", u.PaymentID)
 			return nil
@@ -38,7 +38,7 @@ func (s *Sales) ApplyPaymentUpdate(ctx context.Context, u PaymentUpdate) error {
 
 // applyUpdate applies u, the acquirer's own answer about one payment, to the
 // order as read; ErrStateChanged asks for a fresh read and another go.
-func (s *Sales) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) error {
+func (s *Payments) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) error {
 	ours := o.Payment != nil && o.Payment.ID == u.PaymentID
 	switch u.Status {
 	case PaymentPaid:
@@ -52,14 +52,14 @@ func (s *Sales) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) erro
 		return s.paid(ctx, o, u)
 	case PaymentFailed:
 		if ours && o.Status == OrderPending {
-			return s.cancel(ctx, o, "payment_failed", false)
+			return s.orders.cancel(ctx, o, "payment_failed", false)
 		}
 	case PaymentRefunded:
 		switch {
 		case !ours:
 			return s.strayNotified(ctx, o, u.PaymentID)
 		case o.Status == OrderPaid && o.Refund != nil && o.Refund.Status == RefundPending:
-			return s.completeRefund(ctx, o)
+			return s.orders.completeRefund(ctx, o)
 		case o.Status == OrderPaid && o.Refund == nil:
 			return s.refundedOutside(ctx, o)
 		case o.LatePayment != nil && o.LatePayment.Outcome == LateRefundPending:
@@ -74,14 +74,14 @@ func (s *Sales) applyUpdate(ctx context.Context, o *Order, u PaymentUpdate) erro
 }
 
 // paid applies the order's own payment confirmed for its amount.
-func (s *Sales) paid(ctx context.Context, o *Order, u PaymentUpdate) error {
+func (s *Payments) paid(ctx context.Context, o *Order, u PaymentUpdate) error {
 	switch o.Status {
 	case OrderPending:
-		_, err := s.confirm(ctx, o, true)
+		_, err := s.orders.confirm(ctx, o, true)
 		if errors.Is(err, ErrStateChanged) && o.Overdue(s.now()) {
 			// Its seats went to someone else after it expired: end it,
 			// and the next go treats the money as a late payment.
-			if cerr := s.cancel(ctx, o, "expired", true); cerr != nil && !errors.Is(cerr, ErrStateChanged) {
+			if cerr := s.orders.cancel(ctx, o, "expired", true); cerr != nil && !errors.Is(cerr, ErrStateChanged) {
 				return cerr
 			}
 		}
@@ -95,7 +95,7 @@ func (s *Sales) paid(ctx context.Context, o *Order, u PaymentUpdate) error {
 // latePayment handles money confirmed for a cancelled order: the order is
 // reinstated as paid when its stock can still be taken at once, else the
 // money goes back (an automatic refund through the acquirer).
-func (s *Sales) latePayment(ctx context.Context, o *Order, u PaymentUpdate) error {
+func (s *Payments) latePayment(ctx context.Context, o *Order, u PaymentUpdate) error {
 	if lp := o.LatePayment; lp != nil {
 		if lp.Outcome == LateRefundPending {
 			return s.sendLateRefund(ctx, o) // again: the earlier request may not have reached the acquirer
@@ -116,7 +116,7 @@ func (s *Sales) latePayment(ctx context.Context, o *Order, u PaymentUpdate) erro
 // stillPaid asks the acquirer whether the payment is still confirmed before a
 // late payment is acted on, since notifications arrive out of order: a
 // payment voided or refunded since must not be reinstated.
-func (s *Sales) stillPaid(ctx context.Context, o *Order, u PaymentUpdate) bool {
+func (s *Payments) stillPaid(ctx context.Context, o *Order, u PaymentUpdate) bool {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return true // cannot ask: act on what the verified notification says
@@ -134,8 +134,8 @@ func (s *Sales) stillPaid(ctx context.Context, o *Order, u PaymentUpdate) bool {
 }
 
 // reinstate moves the cancelled order to paid, taking its stock again.
-func (s *Sales) reinstate(ctx context.Context, o *Order, u PaymentUpdate) error {
-	e, err := s.Store.GetEvent(ctx, o.OrganizerID, o.EventID, o.Environment)
+func (s *Payments) reinstate(ctx context.Context, o *Order, u PaymentUpdate) error {
+	e, err := s.Catalog.GetEvent(ctx, o.OrganizerID, o.EventID, o.Environment)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (s *Sales) reinstate(ctx context.Context, o *Order, u PaymentUpdate) error 
 			n.Lines[i].ReservationID, n.Lines[i].HoldID = "", "" // the holds ended with the order
 		}
 		ev := newEvent(EventOrderPaid, &n, now)
-		err := s.Store.ReinstateOrder(ctx, &n, e, ev, now, done)
+		err := s.OrderStore.ReinstateOrder(ctx, &n, e, ev, now, done)
 		if errors.Is(err, ErrTicketNumberTaken) && attempt < 5 {
 			continue
 		}
@@ -171,7 +171,7 @@ func (s *Sales) reinstate(ctx context.Context, o *Order, u PaymentUpdate) error 
 // startLateRefund records that the late payment goes back, then asks the
 // acquirer for it; a refund check follows it until it is settled. Recording
 // first means a crash between the two is found by that check, which asks again.
-func (s *Sales) startLateRefund(ctx context.Context, o *Order, u PaymentUpdate) error {
+func (s *Payments) startLateRefund(ctx context.Context, o *Order, u PaymentUpdate) error {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return err
@@ -198,7 +198,7 @@ func (s *Sales) startLateRefund(ctx context.Context, o *Order, u PaymentUpdate) 
 	if old, ok := o.CheckTimer(); ok {
 		done = append(done, old)
 	}
-	if err := s.Store.SaveOrder(ctx, &n, OrderCancelled, []Timer{t}, done); err != nil {
+	if err := s.OrderStore.SaveOrder(ctx, &n, OrderCancelled, []Timer{t}, done); err != nil {
 		return err
 	}
 	slog.InfoContext(ctx, "late payment: stock gone, refunding", "order_id", o.ID, "payment_id", u.PaymentID)
@@ -210,7 +210,7 @@ func (s *Sales) startLateRefund(ctx context.Context, o *Order, u PaymentUpdate) 
 }
 
 // sendLateRefund asks the acquirer to return a late payment (idempotent).
-func (s *Sales) sendLateRefund(ctx context.Context, o *Order) error {
+func (s *Payments) sendLateRefund(ctx context.Context, o *Order) error {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return err
@@ -224,7 +224,7 @@ func lateRefundID(o *Order) string { return "late_" + o.ID[len("ord_"):] }
 
 // selfSettling reports whether the order's provider settles refunds on its
 // own rather than being asked (it is no PaymentStater: the test provider).
-func (s *Sales) selfSettling(ctx context.Context, o *Order) bool {
+func (s *Payments) selfSettling(ctx context.Context, o *Order) bool {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return false
@@ -234,7 +234,7 @@ func (s *Sales) selfSettling(ctx context.Context, o *Order) bool {
 }
 
 // lateRefunded records that a late payment is back with the buyer.
-func (s *Sales) lateRefunded(ctx context.Context, o *Order) error {
+func (s *Payments) lateRefunded(ctx context.Context, o *Order) error {
 	now := s.now()
 	n := *o
 	lp := *o.LatePayment
@@ -244,7 +244,7 @@ func (s *Sales) lateRefunded(ctx context.Context, o *Order) error {
 	if t, ok := o.CheckTimer(); ok {
 		done = append(done, t)
 	}
-	return s.Store.SaveOrder(ctx, &n, OrderCancelled, nil, done)
+	return s.OrderStore.SaveOrder(ctx, &n, OrderCancelled, nil, done)
 }
 
 // issueTickets draws the order's number and one ticket per unit.
@@ -270,8 +270,8 @@ func issueTickets(o *Order) (string, []Ticket) {
 
 // simulateLate is simulate-payment's late_payment for a cancelled test
 // order: its payment confirmed after the fact, through the live path.
-func (s *Sales) simulateLate(ctx context.Context, t Tenant, id string) (*Order, error) {
-	o, err := s.load(ctx, t, id)
+func (s *Payments) simulateLate(ctx context.Context, t Tenant, id string) (*Order, error) {
+	o, err := s.orders.load(ctx, t, id)
 	if err != nil {
 		return nil, err
 	}
@@ -285,5 +285,5 @@ func (s *Sales) simulateLate(ctx context.Context, t Tenant, id string) (*Order, 
 	if err := s.latePayment(ctx, o, u); err != nil && !errors.Is(err, ErrStateChanged) {
 		return nil, err
 	}
-	return s.load(ctx, t, id)
+	return s.orders.load(ctx, t, id)
 }

@@ -68,25 +68,24 @@ func (a *acquirer) refundCount() int {
 func liveDomain(t *testing.T) (*domain, *acquirer) {
 	d := newDomain(t)
 	acq := &acquirer{status: map[string]ticketing.PaymentStatus{}, refundTo: ticketing.PaymentRefunding}
-	d.sales.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
+	d.sales.Deps.Payments = func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 		return acq, nil
 	}
 	d.c.Environment = ticketing.EnvLive
-	d.sales.Strays = d.st
 	return d, acq
 }
 
 func (d *domain) update(t *testing.T, o *ticketing.Order, st ticketing.PaymentStatus, amount int64) {
 	t.Helper()
 	u := ticketing.PaymentUpdate{OrganizerID: o.OrganizerID, OrderID: o.ID, PaymentID: o.Payment.ID, Amount: amount, Status: st}
-	if err := d.sales.ApplyPaymentUpdate(context.Background(), u); err != nil {
+	if err := d.sales.Payments.ApplyPaymentUpdate(context.Background(), u); err != nil {
 		t.Fatalf("apply %s: %v", st, err)
 	}
 }
 
 func (d *domain) get(t *testing.T, id string) *ticketing.Order {
 	t.Helper()
-	o, err := d.st.GetOrder(context.Background(), id)
+	o, err := d.st.Orders.GetOrder(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +95,7 @@ func (d *domain) get(t *testing.T, id string) *ticketing.Order {
 // liveSold is how many tickets of the GA tier live orders hold.
 func (d *domain) liveSold(t *testing.T) int {
 	t.Helper()
-	st, err := d.st.GetStock(context.Background(), ticketingtest.EventID, ticketing.EnvLive, "")
+	st, err := d.st.Catalog.GetStock(context.Background(), ticketingtest.EventID, ticketing.EnvLive, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func (d *domain) liveSold(t *testing.T) int {
 
 func (d *domain) paidEvents(id string) int {
 	n := 0
-	for _, ev := range d.st.OrderEvents() {
+	for _, ev := range d.st.Outbox.OrderEvents() {
 		if ev.Type == ticketing.EventOrderPaid && ev.Order.ID == id {
 			n++
 		}
@@ -122,7 +121,7 @@ func TestApplyPaymentUpdate_PaysOnceAndIgnoresStaleAndForeignUpdates(t *testing.
 	d.update(t, o, ticketing.PaymentPaid, o.TotalPrice)
 	d.update(t, o, ticketing.PaymentWaiting, o.TotalPrice)
 	foreign := ticketing.PaymentUpdate{OrganizerID: "org_other", OrderID: o.ID, PaymentID: o.Payment.ID, Status: ticketing.PaymentFailed}
-	if err := d.sales.ApplyPaymentUpdate(context.Background(), foreign); err != nil {
+	if err := d.sales.Payments.ApplyPaymentUpdate(context.Background(), foreign); err != nil {
 		t.Fatal(err)
 	}
 	got := d.get(t, o.ID)
@@ -142,7 +141,7 @@ func TestApplyPaymentUpdate_ReturnsMoneyThatDoesNotMatchTheOrder(t *testing.T) {
 	if got := d.get(t, o.ID); got.Status != ticketing.OrderPending || acq.refundCount() != 1 || acq.refunds[0].Amount != o.TotalPrice-1 {
 		t.Fatalf("order %s, refunds %+v: want pending and the odd amount returned once", got.Status, acq.refunds)
 	}
-	strays, err := d.st.OrderStrays(context.Background(), o.ID)
+	strays, err := d.st.Strays.OrderStrays(context.Background(), o.ID)
 	if err != nil || len(strays) != 1 || strays[0].Amount != o.TotalPrice-1 || strays[0].Status != ticketing.StrayRefundPending {
 		t.Fatalf("stray records %+v %v: want one, refund pending, for the amount reported", strays, err)
 	}
@@ -169,7 +168,7 @@ func TestLatePayment_ReinstatedOrRefunded(t *testing.T) {
 	o := d.order(t, "late-ok", gaOrder(2))
 	d.clk.Set(o.ExpiresAt.Add(time.Second))
 	acq.set(o.Payment.ID, ticketing.PaymentWaiting)
-	if cur, err := d.sales.Order(context.Background(), d.c.Tenant, o.ID); err != nil || cur.Status != ticketing.OrderCancelled {
+	if cur, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID); err != nil || cur.Status != ticketing.OrderCancelled {
 		t.Fatalf("read past expiry: %v %v, want cancelled", cur, err)
 	}
 	acq.set(o.Payment.ID, ticketing.PaymentPaid)
@@ -181,7 +180,7 @@ func TestLatePayment_ReinstatedOrRefunded(t *testing.T) {
 
 	gone := d.order(t, "late-gone", gaOrder(2))
 	d.clk.Set(gone.ExpiresAt.Add(time.Second))
-	if _, err := d.sales.Order(context.Background(), d.c.Tenant, gone.ID); err != nil {
+	if _, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, gone.ID); err != nil {
 		t.Fatal(err)
 	}
 	d.order(t, "late-taker", gaOrder(ticketingtest.GACap-2)) // the rest of the tier
@@ -217,7 +216,7 @@ func TestLatePayment_StaleConfirmationOfAVoidedPaymentChangesNothing(t *testing.
 	d, acq := liveDomain(t)
 	o := d.order(t, "late-stale", gaOrder(1))
 	d.clk.Set(o.ExpiresAt.Add(time.Second))
-	if _, err := d.sales.Order(context.Background(), d.c.Tenant, o.ID); err != nil {
+	if _, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID); err != nil {
 		t.Fatal(err)
 	}
 	acq.set(o.Payment.ID, ticketing.PaymentFailed)
@@ -233,13 +232,13 @@ func TestReconcile_PaymentCheckVoidsAnOpenPaymentThenStops(t *testing.T) {
 	d, acq := liveDomain(t)
 	o := d.order(t, "check-void", gaOrder(1))
 	d.clk.Set(o.ExpiresAt.Add(time.Second))
-	if _, err := d.sales.Order(context.Background(), d.c.Tenant, o.ID); err != nil {
+	if _, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	for round := 0; round < 2; round++ {
-		d.clk.Set(d.clk.Now().Add(d.sales.Settings.PaymentCheckGrace + d.sales.Settings.SweepGrace))
-		n, err := d.sales.SweepDue(ctx, 10)
+		d.clk.Set(d.clk.Now().Add(d.sales.Deps.Settings.PaymentCheckGrace + d.sales.Deps.Settings.SweepGrace))
+		n, err := d.sales.Orders.SweepDue(ctx, 10)
 		if err != nil || n != 1 {
 			t.Fatalf("round %d: swept %d, %v; want the one payment check", round, n, err)
 		}
@@ -248,7 +247,7 @@ func TestReconcile_PaymentCheckVoidsAnOpenPaymentThenStops(t *testing.T) {
 		t.Fatalf("refund (void) requests %+v, want one for the open payment", acq.refunds)
 	}
 	d.clk.Set(d.clk.Now().Add(24 * time.Hour))
-	if due, _ := d.st.DueTimers(ctx, d.clk.Now(), 10); len(due) != 0 {
+	if due, _ := d.st.Due.DueTimers(ctx, d.clk.Now(), 10); len(due) != 0 {
 		t.Fatalf("due timers %+v after the payment failed, want none", due)
 	}
 }
@@ -263,26 +262,26 @@ func TestReconcile_RefundCheckUntilSettled(t *testing.T) {
 	d.update(t, o, ticketing.PaymentPaid, o.TotalPrice)
 	acq.set(o.Payment.ID, ticketing.PaymentPaid)
 	ctx := context.Background()
-	if _, err := d.sales.RefundOrder(ctx, d.c.Tenant, o.ID, nil); err != nil {
+	if _, err := d.sales.Orders.RefundOrder(ctx, d.c.Tenant, o.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	acq.refundTo = ticketing.PaymentRefunding
-	d.clk.Set(d.clk.Now().Add(d.sales.Settings.RefundCheckEvery + d.sales.Settings.SweepGrace))
-	if n, err := d.sales.SweepDue(ctx, 10); err != nil || n != 1 {
+	d.clk.Set(d.clk.Now().Add(d.sales.Deps.Settings.RefundCheckEvery + d.sales.Deps.Settings.SweepGrace))
+	if n, err := d.sales.Orders.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("swept %d, %v", n, err)
 	}
 	if acq.refundCount() != 2 || d.get(t, o.ID).Status != ticketing.OrderPaid {
 		t.Fatalf("refund requests %d, want 2 (asked again), order still paid", acq.refundCount())
 	}
 	acq.set(o.Payment.ID, ticketing.PaymentRefunded)
-	d.clk.Set(d.clk.Now().Add(d.sales.Settings.RefundCheckEvery + d.sales.Settings.SweepGrace))
-	if n, err := d.sales.SweepDue(ctx, 10); err != nil || n != 1 {
+	d.clk.Set(d.clk.Now().Add(d.sales.Deps.Settings.RefundCheckEvery + d.sales.Deps.Settings.SweepGrace))
+	if n, err := d.sales.Orders.SweepDue(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("swept %d, %v", n, err)
 	}
 	if got := d.get(t, o.ID); got.Status != ticketing.OrderRefunded || got.Refund.Status != ticketing.RefundCompleted {
 		t.Fatalf("order %s refund %+v, want refunded and completed", got.Status, got.Refund)
 	}
-	if due, _ := d.st.DueTimers(ctx, d.clk.Now().Add(time.Hour), 10); len(due) != 0 {
+	if due, _ := d.st.Due.DueTimers(ctx, d.clk.Now().Add(time.Hour), 10); len(due) != 0 {
 		t.Fatalf("due timers %+v after the refund settled, want none", due)
 	}
 }
@@ -306,7 +305,7 @@ func TestReceiptItems_AddUpToTheTotal(t *testing.T) {
 
 func mustDue(t *testing.T, d *domain, at time.Time) []ticketing.Timer {
 	t.Helper()
-	due, err := d.st.DueTimers(context.Background(), at, 100)
+	due, err := d.st.Due.DueTimers(context.Background(), at, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +318,7 @@ func mustDue(t *testing.T, d *domain, at time.Time) []ticketing.Timer {
 func TestApplyPaymentUpdate_FollowsRefundsMadeAtTheBank(t *testing.T) {
 	d, _ := liveDomain(t)
 	alerts := &alertLog{}
-	d.sales.Alerts = alerts
+	d.sales.Deps.Alerts = alerts
 	full := d.order(t, "outside-full", gaOrder(2))
 	d.update(t, full, ticketing.PaymentPaid, full.TotalPrice)
 	d.update(t, full, ticketing.PaymentRefunded, full.TotalPrice)
@@ -337,7 +336,7 @@ func TestApplyPaymentUpdate_FollowsRefundsMadeAtTheBank(t *testing.T) {
 	if got.Status != ticketing.OrderPaid || got.OutsideRefund == nil || got.OutsideRefund.Kind != ticketing.OutsideRefundPartial || alerts.n != 1 {
 		t.Fatalf("order %s outside %+v alerts %d: want paid, flagged partial, one alert", got.Status, got.OutsideRefund, alerts.n)
 	}
-	if _, err := d.sales.RefundOrder(context.Background(), d.c.Tenant, part.ID, nil); !ticketing.IsCode(err, ticketing.CodeConflict) {
+	if _, err := d.sales.Orders.RefundOrder(context.Background(), d.c.Tenant, part.ID, nil); !ticketing.IsCode(err, ticketing.CodeConflict) {
 		t.Errorf("refund of a partly refunded order: %v, want conflict", err)
 	}
 }

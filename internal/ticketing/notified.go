@@ -21,8 +21,8 @@ type OwnerAlerts interface {
 // and its answer, against the order's own amounts, is applied
 // (ApplyPaymentUpdate). A nil error means there is nothing left to do for
 // this notification: it may be acknowledged.
-func (s *Sales) PaymentNotified(ctx context.Context, n PaymentUpdate) error {
-	o, err := s.Store.GetOrder(ctx, n.OrderID)
+func (s *Payments) PaymentNotified(ctx context.Context, n PaymentUpdate) error {
+	o, err := s.OrderStore.GetOrder(ctx, n.OrderID)
 	if isNotFound(err) {
 		slog.WarnContext(ctx, "payment notification for an unknown order", "order_id", n.OrderID, "payment_id", n.PaymentID)
 		return nil
@@ -64,7 +64,7 @@ const outsideRefundReason = "refunded at the acquirer, outside tix"
 // refundedOutside follows a full refund made at the acquirer for a paid
 // order with no refund of tix under way: the order is refunded (tickets
 // refunded, stock back, order.refunded) as if tix had asked for it.
-func (s *Sales) refundedOutside(ctx context.Context, o *Order) error {
+func (s *Payments) refundedOutside(ctx context.Context, o *Order) error {
 	now := s.now()
 	reason := outsideRefundReason
 	n := *o
@@ -72,13 +72,13 @@ func (s *Sales) refundedOutside(ctx context.Context, o *Order) error {
 		Reason: &reason, CreatedAt: now}
 	n.OutsideRefund = &OutsideRefund{Kind: OutsideRefundFull, PaymentID: o.Payment.ID, DetectedAt: now}
 	slog.WarnContext(ctx, "order refunded at the acquirer, outside tix: refunding it", "order_id", o.ID, "payment_id", o.Payment.ID)
-	return s.completeRefund(ctx, &n)
+	return s.orders.completeRefund(ctx, &n)
 }
 
 // partlyRefundedOutside follows a partial refund made at the acquirer: the
 // order stays paid (which tickets the money was for only the organizer
 // knows), flagged for the operator, and its owners are alerted.
-func (s *Sales) partlyRefundedOutside(ctx context.Context, o *Order, u PaymentUpdate) error {
+func (s *Payments) partlyRefundedOutside(ctx context.Context, o *Order, u PaymentUpdate) error {
 	now := s.now()
 	slog.ErrorContext(ctx, "order partly refunded at the acquirer, outside tix: flagged for the operator", "order_id", o.ID, "payment_id", u.PaymentID)
 	if s.Alerts != nil {
@@ -88,5 +88,5 @@ func (s *Sales) partlyRefundedOutside(ctx context.Context, o *Order, u PaymentUp
 	}
 	n := *o
 	n.OutsideRefund = &OutsideRefund{Kind: OutsideRefundPartial, PaymentID: u.PaymentID, DetectedAt: now}
-	return s.Store.SaveOrder(ctx, &n, OrderPaid, nil, nil)
+	return s.OrderStore.SaveOrder(ctx, &n, OrderPaid, nil, nil)
 }

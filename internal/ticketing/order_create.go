@@ -23,7 +23,7 @@ type OrderResult struct {
 // still works on the order (a live payment being created), the record's lease
 // says so, and a crashed invocation does not block the key for longer than
 // LeaseTTL.
-func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req OrderRequest) (*OrderResult, error) {
+func (s *Orders) CreateOrder(ctx context.Context, c Caller, idemKey string, req OrderRequest) (*OrderResult, error) {
 	buyer, err := validateCreate(&req)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func (s *Sales) CreateOrder(ctx context.Context, c Caller, idemKey string, req O
 		return nil, err
 	}
 	if req.PromoCode != nil {
-		if err := s.admitPromoTry(ctx, c); err != nil {
+		if err := s.pricing.admitPromoTry(ctx, c); err != nil {
 			return nil, err
 		}
 	}
@@ -61,11 +61,11 @@ type orderAttempt struct {
 // fail ends an attempt that wrote no order. A fresh key may have been bound
 // by another request meanwhile: that one answers (a replay, or a conflict for
 // another body). A claimed key is freed for a corrected retry.
-func (s *Sales) failOrder(ctx context.Context, c Caller, a *orderAttempt, err error) (*OrderResult, error) {
+func (s *Orders) failOrder(ctx context.Context, c Caller, a *orderAttempt, err error) (*OrderResult, error) {
 	if a.fresh {
 		return s.keyBound(ctx, c, a, nil, err)
 	}
-	if rerr := s.Store.ReleaseIdempotency(context.WithoutCancel(ctx), a.rec); rerr != nil {
+	if rerr := s.Idempotency.ReleaseIdempotency(context.WithoutCancel(ctx), a.rec); rerr != nil {
 		slog.WarnContext(ctx, "release idempotency key", "error", rerr)
 	}
 	return nil, err
@@ -74,9 +74,9 @@ func (s *Sales) failOrder(ctx context.Context, c Caller, a *orderAttempt, err er
 // keyBound answers a request whose key is bound to an order already, as a
 // repeated request (resumeOrder); existing nil: it is read. When the key has
 // no record after all, orErr is the answer.
-func (s *Sales) keyBound(ctx context.Context, c Caller, a *orderAttempt, existing *Idempotency, orErr error) (*OrderResult, error) {
+func (s *Orders) keyBound(ctx context.Context, c Caller, a *orderAttempt, existing *Idempotency, orErr error) (*OrderResult, error) {
 	if existing == nil {
-		got, err := s.Store.GetIdempotency(ctx, a.rec.Tenant, a.rec.Scope, a.rec.Key)
+		got, err := s.Idempotency.GetIdempotency(ctx, a.rec.Tenant, a.rec.Scope, a.rec.Key)
 		if isNotFound(err) {
 			return nil, orErr
 		}
@@ -88,8 +88,8 @@ func (s *Sales) keyBound(ctx context.Context, c Caller, a *orderAttempt, existin
 	return s.resumeOrder(ctx, c, existing, a.req, a.buyer, a.hash, a.now)
 }
 
-func (s *Sales) newOrder(ctx context.Context, c Caller, a *orderAttempt) (*OrderResult, error) {
-	p, err := s.price(ctx, c, a.req, a.now)
+func (s *Orders) newOrder(ctx context.Context, c Caller, a *orderAttempt) (*OrderResult, error) {
+	p, err := s.pricing.price(ctx, c, a.req, a.now)
 	if err == nil {
 		err = checkSellable(p, a.now)
 	}
@@ -123,7 +123,7 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, a *orderAttempt) (*Order
 			continue
 		}
 		// The hold is used up: it no longer counts against its IP's cap.
-		if err := s.Store.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
+		if err := s.Limits.ForgetHoldIP(ctx, h.IPKey, h.ID); err != nil {
 			slog.WarnContext(ctx, "forget hold for its IP cap", "hold_id", h.ID, "error", err)
 		}
 	}
@@ -135,7 +135,7 @@ func (s *Sales) newOrder(ctx context.Context, c Caller, a *orderAttempt) (*Order
 }
 
 // orderOf is the pending order of a priced request.
-func (s *Sales) orderOf(c Caller, a *orderAttempt, p *Priced) *Order {
+func (s *Orders) orderOf(c Caller, a *orderAttempt, p *Priced) *Order {
 	o := &Order{
 		ID: a.rec.ResourceID, OrganizerID: c.OrganizerID, Environment: c.Environment, Type: OrderTypeTicket,
 		Status: OrderPending, EventID: p.Event.ID, EventTitle: p.Event.Title, OccurrenceID: occOrEmpty(p.OccurrenceID),
@@ -160,7 +160,7 @@ func (s *Sales) orderOf(c Caller, a *orderAttempt, p *Priced) *Order {
 }
 
 // clientCapOf is the per-event count of a publishable key's client.
-func (s *Sales) clientCapOf(c Caller, eventID string) *ClientCap {
+func (s *SalesDeps) clientCapOf(c Caller, eventID string) *ClientCap {
 	return &ClientCap{Key: c.OrganizerID + "#" + string(c.Environment) + "#" + c.IP + "#" + eventID,
 		MaxOrders: s.Settings.OrderIPMaxPending, MaxUnits: s.Settings.OrderIPMaxUnits}
 }
@@ -168,12 +168,12 @@ func (s *Sales) clientCapOf(c Caller, eventID string) *ClientCap {
 // writeOrder writes the order and takes its stock (with the key's record when
 // fresh); a client at its cap whose overdue orders are expired here gets one
 // more try.
-func (s *Sales) writeOrder(ctx context.Context, c Caller, a *orderAttempt, o *Order, e *Event) error {
+func (s *Orders) writeOrder(ctx context.Context, c Caller, a *orderAttempt, o *Order, e *Event) error {
 	write := func() error {
 		if a.fresh {
-			return s.Store.CreateOrderWithKey(ctx, o, e, a.rec, a.now)
+			return s.OrderStore.CreateOrderWithKey(ctx, o, e, a.rec, a.now)
 		}
-		return s.Store.CreateOrder(ctx, o, e, a.now)
+		return s.OrderStore.CreateOrder(ctx, o, e, a.now)
 	}
 	err := write()
 	if errors.Is(err, ErrClientCap) && s.freeClientOverdue(ctx, o.ClientCap.Key, a.now) {
@@ -183,7 +183,7 @@ func (s *Sales) writeOrder(ctx context.Context, c Caller, a *orderAttempt, o *Or
 }
 
 // orderRefused answers a failed writeOrder.
-func (s *Sales) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o *Order, err error) (*OrderResult, error) {
+func (s *Orders) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o *Order, err error) (*OrderResult, error) {
 	inFlight := Errorf(CodeConflict, "a request with this Idempotency-Key is in flight; retry shortly")
 	var se *StockError
 	var taken *IdempotencyTakenError
@@ -208,18 +208,18 @@ func (s *Sales) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o *
 // whose expiry timer has not run yet, and gives back the seats of its expired
 // holds (each once, whoever gets there first), so that a client at its cap
 // gets its places back on time; it reports whether any was found.
-func (s *Sales) freeClientOverdue(ctx context.Context, key string, now time.Time) bool {
-	holds, err := s.Store.ReleaseOverdueHolds(ctx, key, now)
+func (s *Orders) freeClientOverdue(ctx context.Context, key string, now time.Time) bool {
+	holds, err := s.Limits.ReleaseOverdueHolds(ctx, key, now)
 	if err != nil {
 		slog.WarnContext(ctx, "give back client's expired holds", "error", err)
 	}
-	ids, err := s.Store.ClientCapOverdue(ctx, key, now)
+	ids, err := s.Limits.ClientCapOverdue(ctx, key, now)
 	if err != nil {
 		slog.WarnContext(ctx, "read client's overdue orders", "error", err)
 		return holds > 0
 	}
 	for _, id := range ids {
-		o, err := s.Store.GetOrder(ctx, id)
+		o, err := s.OrderStore.GetOrder(ctx, id)
 		if isNotFound(err) {
 			continue
 		}
@@ -236,7 +236,7 @@ func (s *Sales) freeClientOverdue(ctx context.Context, key string, now time.Time
 // clientCapError is the 429 of a publishable-key order or hold over its
 // client's cap. Pending orders and holds end within their lifetime; a minute
 // is a fair first wait.
-func (s *Sales) clientCapError(c *ClientCap) error {
+func (s *SalesDeps) clientCapError(c *ClientCap) error {
 	return &Error{Code: CodeRateLimited, RetryAfter: time.Minute,
 		Message: fmt.Sprintf("this IP address already keeps the most a storefront may keep unpaid for this event "+
 			"(at most %d pending orders, and %d tickets in pending orders and held seats together); pay or cancel them, release held seats, or wait until they expire",
@@ -265,7 +265,7 @@ func stockConflict(req *OrderRequest, o *Order, se *StockError) error {
 // attachPayment asks the provider for the SBP charge (idempotent per order) and
 // stores it; from then on a replay returns the order. It holds rec's lease
 // while it works (keepLease): only the lease's holder calls the provider.
-func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, prov PaymentProvider) (*OrderResult, error) {
+func (s *Orders) attachPayment(ctx context.Context, rec *Idempotency, o *Order, prov PaymentProvider) (*OrderResult, error) {
 	work, stop, err := s.keepLease(ctx, rec)
 	if errors.Is(err, ErrLeaseLost) {
 		return nil, leaseTakenError(o.ID)
@@ -283,18 +283,18 @@ func (s *Sales) attachPayment(ctx context.Context, rec *Idempotency, o *Order, p
 		// Let a retry with the same key take over at once instead of waiting out the lease.
 		open := *rec
 		open.Lease, open.LeaseUntil = randomString(idAlphabet, 16), time.Time{}
-		if cerr := s.Store.ClaimIdempotency(context.WithoutCancel(ctx), &open, rec.Lease); cerr != nil {
+		if cerr := s.Idempotency.ClaimIdempotency(context.WithoutCancel(ctx), &open, rec.Lease); cerr != nil {
 			slog.WarnContext(ctx, "open idempotency lease after provider failure", "error", cerr)
 		}
 		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider could not create the payment; retry with the same Idempotency-Key", Err: err}
 	}
 	o.Payment = &pay
-	if err := s.Store.SetPayment(ctx, o); err != nil {
+	if err := s.OrderStore.SetPayment(ctx, o); err != nil {
 		if !errors.Is(err, ErrStateChanged) {
 			return nil, err
 		}
 		// Someone else stored it or the order moved on: answer with what is there.
-		cur, gerr := s.Store.GetOrder(ctx, o.ID)
+		cur, gerr := s.OrderStore.GetOrder(ctx, o.ID)
 		if gerr != nil {
 			return nil, errors.Join(err, gerr)
 		}

@@ -13,17 +13,17 @@ import (
 // Every change is a conditional write from the expected state, so it happens once.
 // A live order's acquirer is asked first whether it was paid by its deadline,
 // in case the notification is late or lost.
-func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
+func (s *Orders) current(ctx context.Context, o *Order) (*Order, error) {
 	now := s.now()
 	if lp := o.LatePayment; lp != nil && lp.Outcome == LateRefundPending && lp.CheckAt != nil &&
-		!now.Before(*lp.CheckAt) && s.selfSettling(ctx, o) {
-		if err := s.lateRefunded(ctx, o); err != nil && !errors.Is(err, ErrStateChanged) {
+		!now.Before(*lp.CheckAt) && s.payments.selfSettling(ctx, o) {
+		if err := s.payments.lateRefunded(ctx, o); err != nil && !errors.Is(err, ErrStateChanged) {
 			return nil, err
 		}
 		return s.reload(ctx, o.ID)
 	}
 	if o.Overdue(now) {
-		if s.askAcquirer(ctx, o) {
+		if s.payments.askAcquirer(ctx, o) {
 			return s.reload(ctx, o.ID)
 		}
 		if err := s.cancel(ctx, o, "expired", true); err != nil && !errors.Is(err, ErrStateChanged) {
@@ -42,7 +42,7 @@ func (s *Sales) current(ctx context.Context, o *Order) (*Order, error) {
 }
 
 // cancel moves a pending order to cancelled and returns its stock.
-func (s *Sales) cancel(ctx context.Context, o *Order, reason string, overdueOnly bool) error {
+func (s *Orders) cancel(ctx context.Context, o *Order, reason string, overdueOnly bool) error {
 	now := s.now()
 	n := *o
 	n.Status, n.CancelledAt, n.CancelReason = OrderCancelled, &now, reason
@@ -53,7 +53,7 @@ func (s *Sales) cancel(ctx context.Context, o *Order, reason string, overdueOnly
 		n.PaymentCheckAt = &at
 	}
 	ev := newEvent(EventOrderCancelled, &n, now)
-	if err := s.Store.CancelOrder(ctx, &n, ev, now, overdueOnly); err != nil {
+	if err := s.OrderStore.CancelOrder(ctx, &n, ev, now, overdueOnly); err != nil {
 		return err
 	}
 	s.publish(ctx, ev)
@@ -69,13 +69,13 @@ func ticketNumber() string { return "TIX-" + randomString(ticketAlphabet, 6) }
 // or state (live) and simulate-payment (test) both end here. A pending order
 // that is not overdue becomes paid and gets its tickets; anything else is
 // ErrStateChanged.
-func (s *Sales) PaymentConfirmed(ctx context.Context, o *Order) (*Order, error) {
+func (s *Orders) PaymentConfirmed(ctx context.Context, o *Order) (*Order, error) {
 	return s.confirm(ctx, o, false)
 }
 
 // confirm pays a pending order; overdueOK when the acquirer confirmed the
 // money, which it takes only before the payment's deadline, the order's expiry.
-func (s *Sales) confirm(ctx context.Context, o *Order, overdueOK bool) (*Order, error) {
+func (s *Orders) confirm(ctx context.Context, o *Order, overdueOK bool) (*Order, error) {
 	now := s.now()
 	if o.Status != OrderPending || (o.Overdue(now) && !overdueOK) || o.Payment == nil {
 		return nil, ErrStateChanged
@@ -85,7 +85,7 @@ func (s *Sales) confirm(ctx context.Context, o *Order, overdueOK bool) (*Order, 
 		n.Status, n.PaidAt = OrderPaid, &now
 		n.TicketNumber, n.Tickets = issueTickets(o)
 		ev := newEvent(EventOrderPaid, &n, now)
-		err := s.Store.ConfirmOrder(ctx, &n, ev, now, overdueOK)
+		err := s.OrderStore.ConfirmOrder(ctx, &n, ev, now, overdueOK)
 		if errors.Is(err, ErrTicketNumberTaken) && attempt < 5 {
 			continue
 		}
@@ -107,7 +107,7 @@ const (
 )
 
 // Simulate is POST /orders/{id}/simulate-payment for test orders.
-func (s *Sales) Simulate(ctx context.Context, t Tenant, id, outcome string) (*Order, error) {
+func (s *Orders) Simulate(ctx context.Context, t Tenant, id, outcome string) (*Order, error) {
 	if t.Environment != EnvTest {
 		return nil, &Error{Code: CodeUnsupported, Message: "simulate-payment works only for test orders with an sk_test key"}
 	}
@@ -118,7 +118,7 @@ func (s *Sales) Simulate(ctx context.Context, t Tenant, id, outcome string) (*Or
 		return nil, Invalid("outcome", "outcome must be paid, cancelled or late_payment")
 	}
 	if outcome == OutcomeLatePayment {
-		return s.simulateLate(ctx, t, id)
+		return s.payments.simulateLate(ctx, t, id)
 	}
 	for range 3 {
 		o, err := s.load(ctx, t, id)
@@ -154,7 +154,7 @@ func (s *Sales) Simulate(ctx context.Context, t Tenant, id, outcome string) (*Or
 }
 
 // Tickets is GET /orders/{id}/tickets: only for a paid order.
-func (s *Sales) Tickets(ctx context.Context, t Tenant, id string) (*Order, error) {
+func (s *Orders) Tickets(ctx context.Context, t Tenant, id string) (*Order, error) {
 	o, err := s.load(ctx, t, id)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Sales) Tickets(ctx context.Context, t Tenant, id string) (*Order, error
 func refundID(orderID string) string { return "rfd_" + orderID[len("ord_"):] }
 
 // RefundOrder is POST /orders/{id}/refund (contract section 4 rule 7).
-func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *string) (*Refund, error) {
+func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *string) (*Refund, error) {
 	if reason != nil && utf8.RuneCountInString(*reason) > MaxRefundReason {
 		return nil, Invalid("reason", "reason is longer than %d characters", MaxRefundReason)
 	}
@@ -225,7 +225,7 @@ func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *st
 	}
 	n := *o
 	n.Refund = r
-	if err := s.Store.StartRefund(ctx, &n); err != nil {
+	if err := s.OrderStore.StartRefund(ctx, &n); err != nil {
 		if errors.Is(err, ErrStateChanged) {
 			return nil, Errorf(CodeConflict, "a refund of order %s is in progress", o.ID)
 		}
@@ -238,7 +238,7 @@ func (s *Sales) RefundOrder(ctx context.Context, t Tenant, id string, reason *st
 }
 
 // LatestRefund is GET /orders/{id}/refund.
-func (s *Sales) LatestRefund(ctx context.Context, t Tenant, id string) (*Refund, error) {
+func (s *Orders) LatestRefund(ctx context.Context, t Tenant, id string) (*Refund, error) {
 	o, err := s.load(ctx, t, id)
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (s *Sales) LatestRefund(ctx context.Context, t Tenant, id string) (*Refund,
 }
 
 // RefundSettled is the provider telling us the money is back with the buyer.
-func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
+func (s *Orders) completeRefund(ctx context.Context, o *Order) error {
 	now := s.now()
 	n := *o
 	r := *o.Refund
@@ -262,7 +262,7 @@ func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
 		n.Tickets[i] = tk
 	}
 	ev := newEvent(EventOrderRefunded, &n, now)
-	if err := s.Store.CompleteRefund(ctx, &n, ev); err != nil {
+	if err := s.OrderStore.CompleteRefund(ctx, &n, ev); err != nil {
 		return err
 	}
 	s.publish(ctx, ev)
@@ -276,8 +276,8 @@ func (s *Sales) completeRefund(ctx context.Context, o *Order) error {
 // stock stays taken. A timer due more recently is left to the timers queue,
 // whose message may be about to be consumed, so every timer the sweep handles
 // is lost work. It returns how many it handled.
-func (s *Sales) SweepDue(ctx context.Context, limit int) (int, error) {
-	timers, err := s.Store.DueTimers(ctx, s.now().Add(-s.Settings.SweepGrace), limit)
+func (s *Orders) SweepDue(ctx context.Context, limit int) (int, error) {
+	timers, err := s.Due.DueTimers(ctx, s.now().Add(-s.Settings.SweepGrace), limit)
 	if err != nil {
 		return 0, err
 	}
@@ -295,8 +295,8 @@ func (s *Sales) SweepDue(ctx context.Context, limit int) (int, error) {
 
 // HandleTimer does the delayed work of the timers queue. Work that is already
 // done (or undone) is skipped, so a timer delivered twice changes nothing.
-func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
-	o, err := s.Store.GetOrder(ctx, t.OrderID)
+func (s *Orders) HandleTimer(ctx context.Context, t Timer) error {
+	o, err := s.OrderStore.GetOrder(ctx, t.OrderID)
 	if isNotFound(err) {
 		return nil // nothing left to do
 	}
@@ -312,9 +312,9 @@ func (s *Sales) HandleTimer(ctx context.Context, t Timer) error {
 		_, err = s.current(ctx, o) // asks a live order's acquirer first
 		return err
 	case TimerPaymentCheck, TimerRefundCheck:
-		return s.reconcile(ctx, o, t)
+		return s.payments.reconcile(ctx, o, t)
 	case TimerStrayCheck:
-		return s.checkStrays(ctx, o)
+		return s.payments.checkStrays(ctx, o)
 	case TimerRefundSettle:
 		if r := o.Refund; o.Status == OrderPaid && r != nil && r.SettleAt != nil && now.Before(*r.SettleAt) {
 			return s.Timers.Schedule(ctx, Timer{Kind: t.Kind, OrderID: o.ID, Due: *r.SettleAt})

@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-func (s *Sales) reload(ctx context.Context, id string) (*Order, error) {
-	return s.Store.GetOrder(ctx, id)
+func (s *Orders) reload(ctx context.Context, id string) (*Order, error) {
+	return s.OrderStore.GetOrder(ctx, id)
 }
 
 // load reads the caller's order (another tenant's answers as a missing one) as of now.
-func (s *Sales) load(ctx context.Context, t Tenant, id string) (*Order, error) {
-	o, err := s.Store.GetOrder(ctx, id)
+func (s *Orders) load(ctx context.Context, t Tenant, id string) (*Order, error) {
+	o, err := s.OrderStore.GetOrder(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -22,16 +22,16 @@ func (s *Sales) load(ctx context.Context, t Tenant, id string) (*Order, error) {
 }
 
 // Order is GET /orders/{id} with a key.
-func (s *Sales) Order(ctx context.Context, t Tenant, id string) (*Order, error) {
+func (s *Orders) Order(ctx context.Context, t Tenant, id string) (*Order, error) {
 	return s.load(ctx, t, id)
 }
 
 // OrderByPollToken is GET /orders/{id} with a poll token instead of a key.
-func (s *Sales) OrderByPollToken(ctx context.Context, id, token string) (*Order, error) {
+func (s *Orders) OrderByPollToken(ctx context.Context, id, token string) (*Order, error) {
 	if !s.CheckPollToken(id, token) {
 		return nil, &Error{Code: CodeUnauthorized, Message: "invalid poll_token for this order"}
 	}
-	o, err := s.Store.GetOrder(ctx, id)
+	o, err := s.OrderStore.GetOrder(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +39,9 @@ func (s *Sales) OrderByPollToken(ctx context.Context, id, token string) (*Order,
 }
 
 // Orders is GET /orders: newest first; overdue pending orders are expired as they are read.
-func (s *Sales) Orders(ctx context.Context, q OrderQuery) (*OrderPage, error) {
+func (s *Orders) Orders(ctx context.Context, q OrderQuery) (*OrderPage, error) {
 	q.Now = s.now()
-	page, err := s.Store.ListOrders(ctx, q)
+	page, err := s.OrderStore.ListOrders(ctx, q)
 	if err != nil {
 		return nil, err
 	}

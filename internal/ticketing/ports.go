@@ -198,16 +198,6 @@ type DueTimerStore interface {
 	DueTimers(ctx context.Context, now time.Time, limit int) ([]Timer, error)
 }
 
-// SalesStore is every role the Sales service uses.
-type SalesStore interface {
-	SalesCatalog
-	IdempotencyStore
-	ClientLimits
-	HoldStore
-	OrderStore
-	DueTimerStore
-}
-
 // EventPublisher hands a committed outbox event on to webhook delivery. It
 // cannot fail the order change, which has happened: a lost publication is
 // found by the webhook sweep.

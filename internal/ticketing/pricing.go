@@ -25,7 +25,7 @@ type Priced struct {
 
 // price resolves the selection against the catalog: the event, occurrence,
 // lines at catalog prices and the promo code. It reads, never writes.
-func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time.Time) (*Priced, error) {
+func (s *Pricing) price(ctx context.Context, c Caller, req *OrderRequest, now time.Time) (*Priced, error) {
 	eventID, holds, err := s.selectedEvent(ctx, c, req)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (s *Sales) price(ctx context.Context, c Caller, req *OrderRequest, now time
 
 // selectedEvent finds the one event of the selection: event_id, the event of
 // the reservations' holds (read here, and returned), or the event of the tiers.
-func (s *Sales) selectedEvent(ctx context.Context, c Caller, req *OrderRequest) (string, []*Hold, error) {
+func (s *Pricing) selectedEvent(ctx context.Context, c Caller, req *OrderRequest) (string, []*Hold, error) {
 	eventID := ""
 	if req.EventID != nil {
 		eventID = *req.EventID
@@ -92,7 +92,7 @@ func (s *Sales) selectedEvent(ctx context.Context, c Caller, req *OrderRequest) 
 
 // tiersEvent finds the event of the selected tiers, which must be one event of
 // the caller's organizer.
-func (s *Sales) tiersEvent(ctx context.Context, c Caller, req *OrderRequest) (string, error) {
+func (s *Pricing) tiersEvent(ctx context.Context, c Caller, req *OrderRequest) (string, error) {
 	var tierIDs []string
 	if req.TierID != nil {
 		tierIDs = []string{*req.TierID}
@@ -190,7 +190,7 @@ func (p *Priced) tierLines(req *OrderRequest) error {
 
 // applyPromo discounts the lines the code applies to; a code that cannot be
 // applied gets the one promoRejected answer.
-func (s *Sales) applyPromo(ctx context.Context, c Caller, p *Priced, code string, now time.Time) error {
+func (s *Pricing) applyPromo(ctx context.Context, c Caller, p *Priced, code string, now time.Time) error {
 	promo, ok := p.Event.Promo(code)
 	if !ok || !promo.Active(now) {
 		return promoRejected()
@@ -205,7 +205,7 @@ func (s *Sales) applyPromo(ctx context.Context, c Caller, p *Priced, code string
 		return promoRejected()
 	}
 	if promo.MaxUses > 0 {
-		used, err := s.Store.PromoUses(ctx, p.Event.ID, c.Environment, promo.Code)
+		used, err := s.Catalog.PromoUses(ctx, p.Event.ID, c.Environment, promo.Code)
 		if err != nil {
 			return err
 		}
@@ -254,7 +254,7 @@ func holdOf(holds []*Hold, rid string) *Hold {
 // made with a publishable key from another key or client network (boundTo),
 // or an unknown reservation is 404 with its index: the same answer, so that a
 // reservation id seen elsewhere tells nothing.
-func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) ([]*Hold, error) {
+func (s *Pricing) reservationHolds(ctx context.Context, c Caller, rids []string) ([]*Hold, error) {
 	var holds []*Hold
 	for i, rid := range rids {
 		notFound := func() error {
@@ -269,7 +269,7 @@ func (s *Sales) reservationHolds(ctx context.Context, c Caller, rids []string) (
 		h := holdOf(holds, rid)
 		if h == nil {
 			var err error
-			if h, err = s.Store.GetHold(ctx, hid); isNotFound(err) {
+			if h, err = s.HoldStore.GetHold(ctx, hid); isNotFound(err) {
 				return nil, notFound()
 			} else if err != nil {
 				return nil, err
@@ -327,7 +327,7 @@ func resolveOccurrence(e *Event, occurrenceID *string) (string, error) {
 }
 
 // Preview prices an order without creating anything.
-func (s *Sales) Preview(ctx context.Context, c Caller, req OrderRequest) (*Priced, error) {
+func (s *Pricing) Preview(ctx context.Context, c Caller, req OrderRequest) (*Priced, error) {
 	if req.Buyer != nil || req.ReturnURL != nil || req.PaymentMethod != nil {
 		switch {
 		case req.Buyer != nil:

@@ -39,7 +39,7 @@ func TestPreview_PricesFromTheCatalogWithPromoCodes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDomain(t)
 			c.req.EventID = ptr(priceEvent)
-			p, err := d.sales.Preview(context.Background(), d.c, c.req)
+			p, err := d.sales.Pricing.Preview(context.Background(), d.c, c.req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestPreview_PricesFromTheCatalogWithPromoCodes(t *testing.T) {
 func TestPreview_PromoCodeRefusedWithOneAnswer(t *testing.T) {
 	d := newDomain(t)
 	ctx := context.Background()
-	if _, err := d.sales.CreateOrder(ctx, d.c, "use-once", ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com")},
+	if _, err := d.sales.Orders.CreateOrder(ctx, d.c, "use-once", ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: ptr("a@example.com")},
 		TierID: ptr(priceGA), PromoCode: ptr("ONCE")}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPreview_PromoCodeRefusedWithOneAnswer(t *testing.T) {
 		"another event's":  {TierID: ptr("tier_conf_ga"), PromoCode: ptr("PCT10")},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := d.sales.Preview(ctx, d.c, req)
+			_, err := d.sales.Pricing.Preview(ctx, d.c, req)
 			wantCode(t, err, ticketing.CodeInvalidRequest, "promo_code")
 		})
 	}
@@ -91,12 +91,12 @@ func TestCreateOrder_TotalIsTheCatalogPriceWithoutFees(t *testing.T) {
 func TestCreateOrder_RefusesWhatCannotBePaid(t *testing.T) {
 	d := newDomain(t)
 	buyer := &ticketing.BuyerInput{Email: ptr("a@example.com")}
-	_, err := d.sales.CreateOrder(context.Background(), d.c, "free", ticketing.OrderRequest{Buyer: buyer, TierID: ptr(priceFree)})
+	_, err := d.sales.Orders.CreateOrder(context.Background(), d.c, "free", ticketing.OrderRequest{Buyer: buyer, TierID: ptr(priceFree)})
 	wantCode(t, err, ticketing.CodeUnsupported, "")
-	_, err = d.sales.CreateOrder(context.Background(), d.c, "zero", ticketing.OrderRequest{Buyer: buyer, TierID: ptr(priceGA), PromoCode: ptr("HUGE")})
+	_, err = d.sales.Orders.CreateOrder(context.Background(), d.c, "zero", ticketing.OrderRequest{Buyer: buyer, TierID: ptr(priceGA), PromoCode: ptr("HUGE")})
 	wantCode(t, err, ticketing.CodeUnsupported, "promo_code")
 	// A refused order frees its Idempotency-Key for a corrected retry.
-	if _, err := d.sales.CreateOrder(context.Background(), d.c, "zero", ticketing.OrderRequest{Buyer: buyer, TierID: ptr(priceGA)}); err != nil {
+	if _, err := d.sales.Orders.CreateOrder(context.Background(), d.c, "zero", ticketing.OrderRequest{Buyer: buyer, TierID: ptr(priceGA)}); err != nil {
 		t.Fatalf("corrected retry under the same key: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // Their markers make them survive lost timer messages like every other timer.
 
 // stater is the acquirer of a live order that can be asked, or nil.
-func (s *Sales) stater(ctx context.Context, o *Order) PaymentStater {
+func (s *Payments) stater(ctx context.Context, o *Order) PaymentStater {
 	if o.Environment != EnvLive || o.Payment == nil {
 		return nil
 	}
@@ -29,7 +29,7 @@ func (s *Sales) stater(ctx context.Context, o *Order) PaymentStater {
 
 // askAcquirer asks, at a pending live order's expiry, whether it was paid (or
 // failed) and applies the answer; it reports whether the order moved on.
-func (s *Sales) askAcquirer(ctx context.Context, o *Order) bool {
+func (s *Payments) askAcquirer(ctx context.Context, o *Order) bool {
 	st := s.stater(ctx, o)
 	if st == nil {
 		return false
@@ -52,7 +52,7 @@ func (s *Sales) askAcquirer(ctx context.Context, o *Order) bool {
 
 // reconcile runs a payment or refund check: ask the acquirer, apply what it
 // says, and check again later while the money is still on its way.
-func (s *Sales) reconcile(ctx context.Context, o *Order, t Timer) error {
+func (s *Payments) reconcile(ctx context.Context, o *Order, t Timer) error {
 	due, owed := o.owedCheck(t.Kind)
 	if !owed || due.Kind != t.Kind {
 		return nil // done already
@@ -88,8 +88,8 @@ func (s *Sales) reconcile(ctx context.Context, o *Order, t Timer) error {
 // voided, so it can no longer be paid; money still on its way back is
 // asked for again after RefundCheckEvery (and a refund the acquirer never
 // started is asked for again).
-func (s *Sales) afterCheck(ctx context.Context, id, kind string, status PaymentStatus) error {
-	o, err := s.reload(ctx, id)
+func (s *Payments) afterCheck(ctx context.Context, id, kind string, status PaymentStatus) error {
+	o, err := s.orders.reload(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *Sales) afterCheck(ctx context.Context, id, kind string, status PaymentS
 		return nil // the marker stays: the next check finds it cancelled at the acquirer
 	case kind == TimerPaymentCheck:
 		n.PaymentCheckAt = nil // failed or refunded: nothing can arrive any more
-		return s.Store.SaveOrder(ctx, &n, o.Status, nil, []Timer{old})
+		return s.OrderStore.SaveOrder(ctx, &n, o.Status, nil, []Timer{old})
 	}
 	if status == PaymentPaid { // the refund request never took effect
 		if err := s.resendRefund(ctx, o); err != nil {
@@ -122,7 +122,7 @@ func (s *Sales) afterCheck(ctx context.Context, id, kind string, status PaymentS
 		r.CheckAt, n.Refund = &at, &r
 	}
 	next := Timer{Kind: kind, OrderID: id, Due: at}
-	if err := s.Store.SaveOrder(ctx, &n, o.Status, []Timer{next}, []Timer{old}); err != nil {
+	if err := s.OrderStore.SaveOrder(ctx, &n, o.Status, []Timer{next}, []Timer{old}); err != nil {
 		return err
 	}
 	s.schedule(ctx, kind, id, at)
@@ -131,7 +131,7 @@ func (s *Sales) afterCheck(ctx context.Context, id, kind string, status PaymentS
 
 // void cancels the unpaid payment of a cancelled order at the acquirer, so
 // that it can no longer be paid; its check runs again a grace period later.
-func (s *Sales) void(ctx context.Context, o *Order) error {
+func (s *Payments) void(ctx context.Context, o *Order) error {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return err
@@ -144,7 +144,7 @@ func (s *Sales) void(ctx context.Context, o *Order) error {
 	at := s.now().Add(s.Settings.PaymentCheckGrace)
 	n.PaymentCheckAt = &at
 	next, _ := n.CheckTimer()
-	if err := s.Store.SaveOrder(ctx, &n, OrderCancelled, []Timer{next}, []Timer{old}); err != nil {
+	if err := s.OrderStore.SaveOrder(ctx, &n, OrderCancelled, []Timer{next}, []Timer{old}); err != nil {
 		return err
 	}
 	s.schedule(ctx, next.Kind, o.ID, next.Due)
@@ -152,7 +152,7 @@ func (s *Sales) void(ctx context.Context, o *Order) error {
 }
 
 // resendRefund asks the acquirer again for a refund it has not started.
-func (s *Sales) resendRefund(ctx context.Context, o *Order) error {
+func (s *Payments) resendRefund(ctx context.Context, o *Order) error {
 	if o.LatePayment != nil {
 		return s.sendLateRefund(ctx, o)
 	}

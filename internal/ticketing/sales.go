@@ -16,9 +16,20 @@ import (
 )
 
 // Sales is the selling side of the contract: seat holds, orders, payment,
-// tickets and refunds. It knows nothing of HTTP or AWS.
+// tickets and refunds, as one service per role over shared SalesDeps (a plain
+// struct of them: callers use the service they need). It knows nothing of
+// HTTP or AWS.
 type Sales struct {
-	Store SalesStore
+	Deps     *SalesDeps
+	Holds    *Holds    // seat holds
+	Pricing  *Pricing  // prices and promo codes
+	Orders   *Orders   // orders: creation, reads, lifecycle, timers, refunds
+	Payments *Payments // the acquirer's word: notifications, reconciliation, late and stray payments
+}
+
+// SalesDeps is what every sales service shares. Changing a field changes it
+// for all of them.
+type SalesDeps struct {
 	// Payments is the SBP provider of an organizer's environment: the test
 	// provider, or the organizer's own acquiring terminal for live orders.
 	Payments func(ctx context.Context, organizerID string, env Environment) (PaymentProvider, error)
@@ -26,15 +37,79 @@ type Sales struct {
 	// Events is told of each outbox event once its transaction committed (nil:
 	// the webhook sweep finds the event later).
 	Events EventPublisher
-	// Strays records stray payments (see StrayPayment); Alerts tells owners
-	// of what needs them (nil: it is only logged).
-	Strays   StrayStore
+	// Alerts tells owners of what needs them (nil: it is only logged).
 	Alerts   OwnerAlerts
 	Clock    clock.Clock
 	Settings SalesSettings
 	// EventCache keeps the events orders are priced from for a short while
 	// (nil: every order reads its event).
 	EventCache *EventCache
+}
+
+// SalesStores are the storage roles of the sales services (ports.go), each
+// service taking the ones it uses.
+type SalesStores struct {
+	Catalog     SalesCatalog
+	Idempotency IdempotencyStore
+	Limits      ClientLimits
+	HoldStore   HoldStore
+	OrderStore  OrderStore
+	Due         DueTimerStore
+	// Strays records stray payments (see StrayPayment); nil: none are recorded.
+	Strays StrayStore
+}
+
+// Holds takes and releases seat holds.
+type Holds struct {
+	*SalesDeps
+	Catalog     SalesCatalog
+	Idempotency IdempotencyStore
+	Limits      ClientLimits
+	HoldStore   HoldStore
+	orders      *Orders
+}
+
+// Pricing prices selections and checks promo codes.
+type Pricing struct {
+	*SalesDeps
+	Catalog   SalesCatalog
+	Limits    ClientLimits
+	HoldStore HoldStore
+}
+
+// Orders creates orders, reads them, and moves them through their lifecycle
+// (payment, expiry, refunds, due timers).
+type Orders struct {
+	*SalesDeps
+	Catalog     SalesCatalog
+	Idempotency IdempotencyStore
+	Limits      ClientLimits
+	OrderStore  OrderStore
+	Due         DueTimerStore
+	pricing     *Pricing
+	payments    *Payments
+}
+
+// Payments applies what the acquirer says of orders' payments: notifications,
+// reconciliation, late payments and stray payments.
+type Payments struct {
+	*SalesDeps
+	Catalog    SalesCatalog
+	OrderStore OrderStore
+	Strays     StrayStore
+	orders     *Orders
+}
+
+// NewSales wires the sales services over st and d.
+func NewSales(st SalesStores, d *SalesDeps) *Sales {
+	pricing := &Pricing{SalesDeps: d, Catalog: st.Catalog, Limits: st.Limits, HoldStore: st.HoldStore}
+	orders := &Orders{SalesDeps: d, Catalog: st.Catalog, Idempotency: st.Idempotency, Limits: st.Limits,
+		OrderStore: st.OrderStore, Due: st.Due, pricing: pricing}
+	payments := &Payments{SalesDeps: d, Catalog: st.Catalog, OrderStore: st.OrderStore, Strays: st.Strays, orders: orders}
+	orders.payments = payments
+	holds := &Holds{SalesDeps: d, Catalog: st.Catalog, Idempotency: st.Idempotency, Limits: st.Limits,
+		HoldStore: st.HoldStore, orders: orders}
+	return &Sales{Deps: d, Holds: holds, Pricing: pricing, Orders: orders, Payments: payments}
 }
 
 // SalesSettings are the durations and limits of the sales path (all configurable).
@@ -112,12 +187,12 @@ func ClientNetwork(ip string) string {
 
 // admitPromoTry counts a publishable key's preview, or order with a promo code,
 // against its client's budget (429 when spent). Secret keys are not limited here.
-func (s *Sales) admitPromoTry(ctx context.Context, c Caller) error {
+func (s *Pricing) admitPromoTry(ctx context.Context, c Caller) error {
 	if !c.Publishable {
 		return nil
 	}
 	now := s.now()
-	ok, reset, err := s.Store.AdmitClientRate(ctx, "promo#"+c.OrganizerID+"#"+string(c.Environment)+"#"+c.IP,
+	ok, reset, err := s.Limits.AdmitClientRate(ctx, "promo#"+c.OrganizerID+"#"+string(c.Environment)+"#"+c.IP,
 		s.Settings.PreviewIPRate, s.Settings.PreviewIPWindow, now)
 	if err != nil {
 		return err
@@ -130,9 +205,9 @@ func (s *Sales) admitPromoTry(ctx context.Context, c Caller) error {
 	return nil
 }
 
-func (s *Sales) now() time.Time { return s.Clock.Now().UTC() }
+func (s *SalesDeps) now() time.Time { return s.Clock.Now().UTC() }
 
-func (s *Sales) orderTTL(env Environment) time.Duration {
+func (s *SalesDeps) orderTTL(env Environment) time.Duration {
 	if env == EnvLive {
 		return s.Settings.LiveOrderTTL
 	}
@@ -160,24 +235,24 @@ func randomString(alphabet string, n int) string {
 // PollToken is the bearer-less token for polling one order. It is derived from
 // the order id with a server secret, so nothing is stored (a replay returns the
 // same token) and it proves nothing but the right to read that order's status.
-func (s *Sales) PollToken(orderID string) string {
+func (s *SalesDeps) PollToken(orderID string) string {
 	m := hmac.New(sha256.New, s.Settings.TokenSecret)
 	m.Write([]byte("tix-poll-token-v1\x00" + orderID))
 	return "pt_" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:24])
 }
 
 // CheckPollToken reports whether token is the poll token of orderID (constant time).
-func (s *Sales) CheckPollToken(orderID, token string) bool {
+func (s *SalesDeps) CheckPollToken(orderID, token string) bool {
 	return hmac.Equal([]byte(token), []byte(s.PollToken(orderID)))
 }
 
-func (s *Sales) publish(ctx context.Context, ev *OrderEvent) {
+func (s *SalesDeps) publish(ctx context.Context, ev *OrderEvent) {
 	if s.Events != nil {
 		s.Events.Publish(ctx, ev.ID)
 	}
 }
 
-func (s *Sales) schedule(ctx context.Context, kind, orderID string, due time.Time) {
+func (s *SalesDeps) schedule(ctx context.Context, kind, orderID string, due time.Time) {
 	if s.Timers == nil {
 		return
 	}

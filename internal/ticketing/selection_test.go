@@ -57,7 +57,7 @@ func TestSelection_BadInputIsInvalidRequestNamingTheParam(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDomain(t)
-			_, err := d.sales.Preview(context.Background(), d.c, c.req)
+			_, err := d.sales.Pricing.Preview(context.Background(), d.c, c.req)
 			var e *ticketing.Error
 			if !errors.As(err, &e) || e.Param != c.param || e.Code == ticketing.CodeInternal {
 				t.Fatalf("error %v, want one naming %s", err, c.param)
@@ -85,7 +85,7 @@ func TestCreateOrder_BuyerAndPaymentRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDomain(t)
-			_, err := d.sales.CreateOrder(context.Background(), d.c, "k", c.req)
+			_, err := d.sales.Orders.CreateOrder(context.Background(), d.c, "k", c.req)
 			wantCode(t, err, c.code, c.param)
 			if n := d.gaSold(t); n != 0 {
 				t.Fatalf("a refused order took %d tickets", n)

@@ -12,63 +12,70 @@ import (
 // views are dropped, so this process never serves a view older than its own
 // sales. A nil rc returns st itself.
 //
-// A new SalesStore method that moves stock must be added here.
-func (rc *ReadCache) Watch(st SalesStore) SalesStore {
+// A new HoldStore or OrderStore method that moves stock must be added here.
+func (rc *ReadCache) Watch(st SalesStores) SalesStores {
 	if rc == nil {
 		return st
 	}
-	return &stockWatch{SalesStore: st, views: rc}
+	st.HoldStore = &holdWatch{HoldStore: st.HoldStore, views: rc}
+	st.OrderStore = &orderWatch{OrderStore: st.OrderStore, views: rc}
+	return st
 }
 
-type stockWatch struct {
-	SalesStore
+type holdWatch struct {
+	HoldStore
 	views *ReadCache
 }
 
-func (w *stockWatch) order(o *Order) {
+type orderWatch struct {
+	OrderStore
+	views *ReadCache
+}
+
+func (w *orderWatch) order(o *Order) {
 	w.views.Invalidate(Tenant{OrganizerID: o.OrganizerID, Environment: o.Environment}, o.EventID)
 }
 
-func (w *stockWatch) hold(h *Hold) {
+func (w *holdWatch) hold(h *Hold) {
 	w.views.Invalidate(Tenant{OrganizerID: h.OrganizerID, Environment: h.Environment}, h.EventID)
 }
 
-func (w *stockWatch) CreateHold(ctx context.Context, h *Hold, idem *Idempotency, ip *HoldIPUpdate, now time.Time) error {
+func (w *holdWatch) CreateHold(ctx context.Context, h *Hold, idem *Idempotency, ip *HoldIPUpdate, now time.Time) error {
 	defer w.hold(h)
-	return w.SalesStore.CreateHold(ctx, h, idem, ip, now)
+	return w.HoldStore.CreateHold(ctx, h, idem, ip, now)
 }
 
-func (w *stockWatch) ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error) {
+func (w *holdWatch) ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error) {
 	defer w.hold(h)
-	return w.SalesStore.ReleaseSeat(ctx, h, s, now)
+	return w.HoldStore.ReleaseSeat(ctx, h, s, now)
 }
 
-func (w *stockWatch) CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error {
+func (w *orderWatch) CreateOrder(ctx context.Context, o *Order, e *Event, now time.Time) error {
 	defer w.order(o)
-	return w.SalesStore.CreateOrder(ctx, o, e, now)
+	return w.OrderStore.CreateOrder(ctx, o, e, now)
 }
 
-func (w *stockWatch) CreateOrderWithKey(ctx context.Context, o *Order, e *Event, idem *Idempotency, now time.Time) error {
+func (w *orderWatch) CreateOrderWithKey(ctx context.Context, o *Order, e *Event, idem *Idempotency, now time.Time) error {
 	defer w.order(o)
-	return w.SalesStore.CreateOrderWithKey(ctx, o, e, idem, now)
+	return w.OrderStore.CreateOrderWithKey(ctx, o, e, idem, now)
 }
 
-func (w *stockWatch) ConfirmOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOK bool) error {
+func (w *orderWatch) ConfirmOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOK bool) error {
 	defer w.order(o)
-	return w.SalesStore.ConfirmOrder(ctx, o, ev, now, overdueOK)
+	return w.OrderStore.ConfirmOrder(ctx, o, ev, now, overdueOK)
 }
 
-func (w *stockWatch) CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error {
+func (w *orderWatch) CancelOrder(ctx context.Context, o *Order, ev *OrderEvent, now time.Time, overdueOnly bool) error {
 	defer w.order(o)
-	return w.SalesStore.CancelOrder(ctx, o, ev, now, overdueOnly)
+	return w.OrderStore.CancelOrder(ctx, o, ev, now, overdueOnly)
 }
 
-func (w *stockWatch) ReinstateOrder(ctx context.Context, o *Order, e *Event, ev *OrderEvent, now time.Time, done []Timer) error {
+func (w *orderWatch) ReinstateOrder(ctx context.Context, o *Order, e *Event, ev *OrderEvent, now time.Time, done []Timer) error {
 	defer w.order(o)
-	return w.SalesStore.ReinstateOrder(ctx, o, e, ev, now, done)
+	return w.OrderStore.ReinstateOrder(ctx, o, e, ev, now, done)
 }
 
-func (w *stockWatch) CompleteRefund(ctx context.Context, o *Order, ev *OrderEvent) error {
+func (w *orderWatch) CompleteRefund(ctx context.Context, o *Order, ev *OrderEvent) error {
 	defer w.order(o)
-	return w.SalesStore.CompleteRefund(ctx, o, ev)
+	return w.OrderStore.CompleteRefund(ctx, o, ev)
 }

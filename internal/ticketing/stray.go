@@ -63,7 +63,7 @@ type StrayStore interface {
 
 // refundStray returns money that reached order o through payment u (as the
 // acquirer reports it) which o does not own or which is not for o's amount.
-func (s *Sales) refundStray(ctx context.Context, o *Order, u PaymentUpdate) error {
+func (s *Payments) refundStray(ctx context.Context, o *Order, u PaymentUpdate) error {
 	if o.Payment != nil && o.Payment.ID == u.PaymentID && o.Status == OrderPaid {
 		// The payment backs a paid order: refunding it is the order's refund,
 		// never the stray path's.
@@ -89,7 +89,7 @@ func (s *Sales) refundStray(ctx context.Context, o *Order, u PaymentUpdate) erro
 
 // sendStrayRefund asks the acquirer for the whole stray payment back
 // (idempotent: the acquirer finds a refund under way and changes nothing).
-func (s *Sales) sendStrayRefund(ctx context.Context, o *Order, p *StrayPayment) error {
+func (s *Payments) sendStrayRefund(ctx context.Context, o *Order, p *StrayPayment) error {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (s *Sales) sendStrayRefund(ctx context.Context, o *Order, p *StrayPayment) 
 // checkStrays is a stray check: each stray payment of the order still owed
 // is asked about, settled when the acquirer reports it returned, asked for
 // again when it still reports it paid, and checked again later otherwise.
-func (s *Sales) checkStrays(ctx context.Context, o *Order) error {
+func (s *Payments) checkStrays(ctx context.Context, o *Order) error {
 	if s.Strays == nil {
 		return nil
 	}
@@ -128,7 +128,7 @@ func (s *Sales) checkStrays(ctx context.Context, o *Order) error {
 }
 
 // checkStray asks the acquirer about one stray payment and records the answer.
-func (s *Sales) checkStray(ctx context.Context, o *Order, p *StrayPayment, old Timer) error {
+func (s *Payments) checkStray(ctx context.Context, o *Order, p *StrayPayment, old Timer) error {
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func (s *Sales) checkStray(ctx context.Context, o *Order, p *StrayPayment, old T
 }
 
 // strayRefunded records that a stray payment is back with its payer.
-func (s *Sales) strayRefunded(ctx context.Context, p *StrayPayment, old Timer) error {
+func (s *Payments) strayRefunded(ctx context.Context, p *StrayPayment, old Timer) error {
 	now := s.now()
 	n := *p
 	n.Status, n.RefundedAt, n.CheckAt = StrayRefunded, &now, nil
@@ -171,7 +171,7 @@ func (s *Sales) strayRefunded(ctx context.Context, p *StrayPayment, old Timer) e
 
 // strayNotified settles a recorded stray payment the acquirer reports
 // refunded (its notification, or any other look).
-func (s *Sales) strayNotified(ctx context.Context, o *Order, paymentID string) error {
+func (s *Payments) strayNotified(ctx context.Context, o *Order, paymentID string) error {
 	if s.Strays == nil {
 		return nil
 	}

@@ -16,14 +16,14 @@ const sweepGrace = time.Minute
 // the grace is lost work, which the sweep does.
 func TestSweep_TakesOnlyTimersOverdueByTheGrace(t *testing.T) {
 	d := newDomain(t)
-	if g := d.sales.Settings.SweepGrace; g != sweepGrace {
+	if g := d.sales.Deps.Settings.SweepGrace; g != sweepGrace {
 		t.Fatalf("default sweep grace %s, want %s", g, sweepGrace)
 	}
 	ctx := context.Background()
 	o := d.order(t, "sweep-grace", gaOrder(2))
 	status := func() ticketing.OrderStatus {
 		t.Helper()
-		got, err := d.st.GetOrder(ctx, o.ID) // the store's, not a read that expires the order
+		got, err := d.st.Orders.GetOrder(ctx, o.ID) // the store's, not a read that expires the order
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +31,7 @@ func TestSweep_TakesOnlyTimersOverdueByTheGrace(t *testing.T) {
 	}
 	for _, at := range []time.Time{o.ExpiresAt, o.ExpiresAt.Add(sweepGrace - time.Second)} {
 		d.clk.Set(at)
-		if n, err := d.sales.SweepDue(ctx, 10); n != 0 || err != nil {
+		if n, err := d.sales.Orders.SweepDue(ctx, 10); n != 0 || err != nil {
 			t.Fatalf("sweep %s after the expiry: handled %d, %v; want none (the queue's timer)", at.Sub(o.ExpiresAt), n, err)
 		}
 		if st := status(); st != ticketing.OrderPending {
@@ -39,7 +39,7 @@ func TestSweep_TakesOnlyTimersOverdueByTheGrace(t *testing.T) {
 		}
 	}
 	d.clk.Set(o.ExpiresAt.Add(sweepGrace))
-	if n, err := d.sales.SweepDue(ctx, 10); n != 1 || err != nil {
+	if n, err := d.sales.Orders.SweepDue(ctx, 10); n != 1 || err != nil {
 		t.Fatalf("sweep a grace after the expiry: handled %d, %v; want the lost timer", n, err)
 	}
 	if st := status(); st != ticketing.OrderCancelled {

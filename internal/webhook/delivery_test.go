@@ -153,7 +153,7 @@ func (h *harness) endpoint(rc *receiver, verify bool, events ...string) (*webhoo
 func (h *harness) order(sales *ticketing.Sales) *ticketing.Order {
 	h.t.Helper()
 	tier, qty, email := "tier_l", 1, "buyer@example.com"
-	res, err := sales.CreateOrder(h.ctx, ticketing.Caller{Tenant: h.tenant, KeyID: "key_l"}, webhook.NewSecret(), ticketing.OrderRequest{
+	res, err := sales.Orders.CreateOrder(h.ctx, ticketing.Caller{Tenant: h.tenant, KeyID: "key_l"}, webhook.NewSecret(), ticketing.OrderRequest{
 		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
 	})
 	if err != nil {
@@ -178,7 +178,7 @@ func (h *harness) settled() {
 
 func (h *harness) simulate(id, outcome string) {
 	h.t.Helper()
-	if _, err := h.a.Sales.Simulate(h.ctx, h.tenant, id, outcome); err != nil {
+	if _, err := h.a.Sales.Orders.Simulate(h.ctx, h.tenant, id, outcome); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -220,7 +220,7 @@ func checkSigned(t *testing.T, e received, secrets ...string) {
 
 func (h *harness) delivery(id string) *webhook.Delivery {
 	h.t.Helper()
-	d, err := h.a.Store.GetDelivery(h.ctx, id)
+	d, err := h.a.Store.Webhooks.GetDelivery(h.ctx, id)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -237,8 +237,8 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 
 	cfg := h.a.Config
 	cfg.RefundDelay, cfg.TestOrderTTL = time.Second, time.Second
-	sales := app.NewSales(cfg, h.a.Store, h.a.Timers, nil)
-	sales.Events = h.a.Webhooks
+	sales := app.NewSales(cfg, h.a.Store.Sales(), h.a.Timers, nil)
+	sales.Deps.Events = h.a.Webhooks
 
 	paid := h.order(h.a.Sales)
 	h.simulate(paid.ID, ticketing.OutcomePaid)
@@ -259,7 +259,7 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 		t.Errorf("expiry carries %+v", e.Order)
 	}
 
-	if _, err := sales.RefundOrder(h.ctx, h.tenant, paid.ID, nil); err != nil {
+	if _, err := sales.Orders.RefundOrder(h.ctx, h.tenant, paid.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	e = eventFor(t, rc, ticketing.EventOrderRefunded, paid.ID) // settles after 1 s through the timers queue
@@ -375,7 +375,7 @@ func TestOnlyVerifiedActiveSubscribedEndpointsReceive(t *testing.T) {
 		}
 	}
 	for _, ep := range []*webhook.Endpoint{uep, dep, rep} {
-		if _, err := h.a.Store.GetDelivery(h.ctx, webhook.DeliveryID(e.Env.ID, ep.ID)); !errors.Is(err, webhook.ErrNotFound) {
+		if _, err := h.a.Store.Webhooks.GetDelivery(h.ctx, webhook.DeliveryID(e.Env.ID, ep.ID)); !errors.Is(err, webhook.ErrNotFound) {
 			t.Errorf("a delivery exists for %s: %v", ep.ID, err)
 		}
 	}

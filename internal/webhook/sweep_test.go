@@ -28,7 +28,7 @@ func TestSweepDeliversAnEventThatWasNeverEnqueued(t *testing.T) {
 	h := newHarness(t, true)
 	rc := newReceiver(t)
 	h.endpoint(rc, true)
-	h.a.Sales.Events = failingPublisher{}
+	h.a.Sales.Deps.Events = failingPublisher{}
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
 	h.settled()

@@ -335,11 +335,11 @@ func fixture(o options) (fixtureEnv, func(), error) {
 		return fail(err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_init", Name: "Init", CreatedAt: now}); err != nil {
+	if err := a.Store.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_init", Name: "Init", CreatedAt: now}); err != nil {
 		return fail(err)
 	}
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
-	if err := a.Store.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_init", Type: auth.Secret, Environment: ticketing.EnvTest,
+	if err := a.Store.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_init", Type: auth.Secret, Environment: ticketing.EnvTest,
 		Scopes: auth.AllScopes, AllowedIPs: []string{sourceIP}, CreatedAt: now}, auth.Hash(secret)); err != nil {
 		return fail(err)
 	}
@@ -348,7 +348,7 @@ func fixture(o options) (fixtureEnv, func(), error) {
 		Title: "Init Show", Slug: &slug, City: "Kazan", Venue: "Hall", StartsAt: now.Add(48 * time.Hour), EndsAt: now.Add(50 * time.Hour),
 		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: "tier_init", Name: "GA", Price: 100000, Capacity: 100, PersonsIncluded: 1, Color: "#000000"}}}
-	if err := a.Store.PutEvent(ctx, ev); err != nil {
+	if err := a.Store.Catalog.PutEvent(ctx, ev); err != nil {
 		return fail(err)
 	}
 	return fixtureEnv{tix: tix, vars: map[string]string{"SK_TEST": secret, "EVENT_ID": ev.ID, "EVENT_SLUG": slug,

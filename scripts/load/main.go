@@ -204,18 +204,18 @@ func newApp(ctx context.Context, endpoint string) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Sales.Timers = nil // expiry is not measured here
+	a.Sales.Deps.Timers = nil // expiry is not measured here
 	return a, nil
 }
 
 // seed writes the organizer and a test secret key (returned).
 func seed(ctx context.Context, a *app.App) (string, error) {
 	now := time.Now().UTC()
-	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_load", Name: "Load", CreatedAt: now}); err != nil {
+	if err := a.Store.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_load", Name: "Load", CreatedAt: now}); err != nil {
 		return "", err
 	}
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
-	if err := a.Store.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_load", Type: auth.Secret,
+	if err := a.Store.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_load", Type: auth.Secret,
 		Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: now}, auth.Hash(secret)); err != nil {
 		return "", err
 	}
@@ -229,7 +229,7 @@ func seedEvent(ctx context.Context, a *app.App, eventID, tierID string, capacity
 		Kind: ticketing.KindSingle, Title: "Load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: tierID, Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
-	return a.Store.PutEvent(ctx, ev)
+	return a.Store.Catalog.PutEvent(ctx, ev)
 }
 
 // results are the latencies and status codes (0: transport error) of the orders.
@@ -293,7 +293,7 @@ func (r *results) report(elapsed time.Duration) (int, time.Duration, time.Durati
 // checkOversell compares the sold counter with the orders created and the
 // capacity, and fails on transport or internal errors.
 func checkOversell(ctx context.Context, a *app.App, eventID, tierID string, created, qty, capacity int, codes map[int]int) error {
-	st, err := a.Store.GetStock(ctx, eventID, ticketing.EnvTest, "")
+	st, err := a.Store.Catalog.GetStock(ctx, eventID, ticketing.EnvTest, "")
 	if err != nil {
 		return err
 	}

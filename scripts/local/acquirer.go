@@ -108,7 +108,7 @@ func connectDemo(ctx context.Context, a *app.App, s *simulator) error {
 	now := time.Now().UTC()
 	acct := ticketing.PaymentAccount{OrganizerID: demo.OrganizerID, Acquirer: ticketing.AcquirerTBank,
 		TerminalKey: demoTerminalKey, Taxation: "osn", VAT: "none", ConnectedAt: now, CheckedAt: now}
-	old, err := a.Store.GetPaymentAccount(ctx, demo.OrganizerID)
+	old, err := a.Store.Payments.GetPaymentAccount(ctx, demo.OrganizerID)
 	if err != nil && !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		return err
 	}
@@ -121,7 +121,7 @@ func connectDemo(ctx context.Context, a *app.App, s *simulator) error {
 		return err
 	}
 	acct.SealedPassword = sealed
-	if err := a.Store.PutPaymentAccount(ctx, acct); err != nil {
+	if err := a.Store.Payments.PutPaymentAccount(ctx, acct); err != nil {
 		return fmt.Errorf("connect the demo organizer's terminal: %w", err)
 	}
 	step("Connected %s to the simulator's terminal %s (receipts: taxation %s, VAT %s)", demo.OrganizerID, demoTerminalKey, acct.Taxation, acct.VAT)

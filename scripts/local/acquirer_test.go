@@ -65,7 +65,7 @@ func TestConnectDemo(t *testing.T) {
 	t.Cleanup(func() { sim.stop(context.Background()) })
 	ctx := context.Background()
 	st := testenv.Store(t, nil)
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: demo.OrganizerID, Name: "Demo", CreatedAt: time.Now()}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: demo.OrganizerID, Name: "Demo", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	box, err := webhook.NewAESBox(config.LocalKeyring)
@@ -76,20 +76,20 @@ func TestConnectDemo(t *testing.T) {
 	if err := connectDemo(ctx, a, sim); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.SetReceiptSettings(ctx, demo.OrganizerID, "usn_income", "vat20"); err != nil {
+	if _, err := st.Payments.SetReceiptSettings(ctx, demo.OrganizerID, "usn_income", "vat20"); err != nil {
 		t.Fatal(err)
 	}
 	if err := connectDemo(ctx, a, sim); err != nil {
 		t.Fatal(err)
 	}
-	acct, err := st.GetPaymentAccount(ctx, demo.OrganizerID)
+	acct, err := st.Payments.GetPaymentAccount(ctx, demo.OrganizerID)
 	if err != nil || acct.TerminalKey != demoTerminalKey || acct.Taxation != "usn_income" || acct.VAT != "vat20" {
 		t.Fatalf("account %+v, %v", acct, err)
 	}
 	if pw, err := box.Open(acct.SealedPassword, payment.PasswordAAD(acct)); err != nil || pw != "tix-sim-password" {
 		t.Errorf("sealed password opens to %q, %v", pw, err)
 	}
-	if o, _ := st.GetOrganizer(ctx, demo.OrganizerID); !o.Verified {
+	if o, _ := st.Organizers.GetOrganizer(ctx, demo.OrganizerID); !o.Verified {
 		t.Error("the demo organizer is not verified")
 	}
 	t.Setenv("TIX_SIM_TERMINAL_PASSWORD", "not-the-simulator's")

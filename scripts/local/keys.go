@@ -61,7 +61,7 @@ func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, live b
 	}
 	usable := map[string]bool{} // key ids that exist and are usable
 	for _, org := range []string{demo.OrganizerID, demo.OtherOrganizerID} {
-		ks, err := st.ListKeys(ctx, org)
+		ks, err := st.Keys.ListKeys(ctx, org)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func ensureDemoKeys(ctx context.Context, st *store.Store, dataDir string, live b
 			Name: "demo " + spec.label, Scopes: auth.DefaultScopes(spec.typ), AllowedOrigins: spec.origins,
 			Last4: secret[len(secret)-4:], CreatedAt: time.Now().UTC(),
 		}
-		if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+		if err := st.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
 			return nil, err
 		}
 		out = append(out, demoKey{Label: spec.label, ID: k.ID, OrganizerID: spec.org, Secret: secret})

@@ -120,16 +120,16 @@ func liftable(name string) bool {
 func (s *sale) seed(ctx context.Context, capacity, seats int) error {
 	now := time.Now().UTC()
 	st := s.a.Store
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: orgID, Name: "On-sale", CreatedAt: now}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: orgID, Name: "On-sale", CreatedAt: now}); err != nil {
 		return err
 	}
 	s.sk = auth.NewSecret(auth.Secret, ticketing.EnvTest)
-	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgID, Type: auth.Secret,
+	if err := st.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgID, Type: auth.Secret,
 		Environment: ticketing.EnvTest, Scopes: auth.AllScopes, CreatedAt: now}, auth.Hash(s.sk)); err != nil {
 		return err
 	}
 	s.pk = auth.NewSecret(auth.Publishable, ticketing.EnvTest)
-	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgID, Type: auth.Publishable,
+	if err := st.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: orgID, Type: auth.Publishable,
 		Environment: ticketing.EnvTest, Scopes: auth.DefaultScopes(auth.Publishable), AllowedOrigins: []string{origin},
 		CreatedAt: now}, auth.Hash(s.pk)); err != nil {
 		return err
@@ -138,10 +138,10 @@ func (s *sale) seed(ctx context.Context, capacity, seats int) error {
 		Kind: ticketing.KindSingle, Title: "On-sale", City: "Moscow", Venue: "Arena", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: tierID, Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
-	if err := st.PutEvent(ctx, ev); err != nil {
+	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		return err
 	}
-	return st.PutEvent(ctx, seatedEvent(ev, seats))
+	return st.Catalog.PutEvent(ctx, seatedEvent(ev, seats))
 }
 
 // seatedEvent is a copy of ev under seatsID with one seated zone of n seats

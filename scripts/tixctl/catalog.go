@@ -117,14 +117,14 @@ func catalogImport(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.GetOrganizer(ctx, *org); err != nil {
+	if _, err := st.Organizers.GetOrganizer(ctx, *org); err != nil {
 		return err
 	}
 	events, err := catalogimport.ParseCatalog(*org, data, a.clock.Now())
 	if err != nil {
 		return err
 	}
-	if err := st.ImportCatalog(ctx, *org, events); err != nil {
+	if err := st.Catalog.ImportCatalog(ctx, *org, events); err != nil {
 		return err
 	}
 	res := catalogResult{OrganizerID: *org, Events: summarize(events, true)}

@@ -23,7 +23,7 @@ import (
 // mailer is the email service over the operator's store, without a queue or
 // a sender: it writes jobs only.
 func (a *app) mailer(st *store.Store) *emailjobs.Service {
-	return &emailjobs.Service{Store: st, Clock: a.clock, Settings: emailjobs.DefaultSettings}
+	return &emailjobs.Service{Store: st.Emails, Orders: st.Orders, Events: st.Catalog, Clock: a.clock, Settings: emailjobs.DefaultSettings}
 }
 
 // stringList is a repeatable flag.
@@ -87,7 +87,7 @@ func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ident, err := st.SetIdentity(ctx, *id, fields)
+	ident, err := st.Emails.SetIdentity(ctx, *id, fields)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func organizersSetContacts(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ident, err := st.SetContacts(ctx, *id, emails)
+	ident, err := st.Emails.SetContacts(ctx, *id, emails)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func ordersResendTickets(ctx context.Context, a *app, args []string) error {
 
 // orderEmails are an order's email jobs for orders show (never nil).
 func orderEmails(ctx context.Context, st *store.Store, orderID string) ([]emailjobs.JobView, error) {
-	jobs, err := st.OrderJobs(ctx, orderID)
+	jobs, err := st.Emails.OrderJobs(ctx, orderID)
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func TestResendTicketsAndRevokedKeyAlert(t *testing.T) {
 		Status: ticketing.OrderPending, EventID: "evt_cli", EventTitle: "Rock Night", Quantity: 1, Currency: "RUB",
 		TotalPrice: 100000, Buyer: ticketing.Buyer{Email: "buyer@example.com"}, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 	}
-	if err := st.CreateOrder(ctx, o, &ticketing.Event{ID: "evt_cli"}, now); err != nil {
+	if err := st.Orders.CreateOrder(ctx, o, &ticketing.Event{ID: "evt_cli"}, now); err != nil {
 		t.Fatal(err)
 	}
 	var v resendView
@@ -109,7 +109,7 @@ func TestResendTicketsAndRevokedKeyAlert(t *testing.T) {
 	o.Status, o.PaidAt = ticketing.OrderPaid, &now
 	ev := &ticketing.OrderEvent{ID: "evt_cliMailPaid00000000001", Type: ticketing.EventOrderPaid, OrganizerID: o.OrganizerID,
 		Environment: o.Environment, CreatedAt: now, Order: o.Webhook()}
-	if err := st.ConfirmOrder(ctx, o, ev, now, false); err != nil {
+	if err := st.Orders.ConfirmOrder(ctx, o, ev, now, false); err != nil {
 		t.Fatal(err)
 	}
 	c.json(0, &v, "orders", "resend-tickets", o.ID, "--call-id", "c1")
@@ -138,7 +138,7 @@ func TestResendTicketsAndRevokedKeyAlert(t *testing.T) {
 	c.json(0, &live, "keys", "create", "--organizer", "org_keys", "--type", "sk", "--env", "live")
 	var revoked map[string]any
 	c.json(0, &revoked, "keys", "revoke", "--id", live.ID)
-	j, err := st.GetJob(ctx, "org_keys/alert."+emailjobs.CauseLiveKeyRevoked+"."+live.ID+".0")
+	j, err := st.Emails.GetJob(ctx, "org_keys/alert."+emailjobs.CauseLiveKeyRevoked+"."+live.ID+".0")
 	if err != nil || j.To != "owner@keys.example" || j.Alert == nil || j.Alert.KeyID != live.ID || j.Status != emailjobs.StatusPending {
 		t.Fatalf("alert job %+v %v", j, err)
 	}

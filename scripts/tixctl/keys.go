@@ -91,7 +91,7 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := st.GetOrganizer(ctx, *org)
+	o, err := st.Organizers.GetOrganizer(ctx, *org)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 	}
 	secret := auth.NewSecret(kt, environment)
 	k.Last4 = secret[len(secret)-4:]
-	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+	if err := st.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
 		return err
 	}
 	return a.emit(createdKey{Secret: secret, Key: k}, func(w io.Writer) { printCreatedKey(w, k, secret) })
@@ -196,10 +196,10 @@ func keysList(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.GetOrganizer(ctx, *org); err != nil {
+	if _, err := st.Organizers.GetOrganizer(ctx, *org); err != nil {
 		return err
 	}
-	keys, err := st.ListKeys(ctx, *org)
+	keys, err := st.Keys.ListKeys(ctx, *org)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	k, err := st.RevokeKey(ctx, *id, a.clock.Now())
+	k, err := st.Keys.RevokeKey(ctx, *id, a.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func keysSetBudget(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	k, err := st.SetKeyRateLimits(ctx, *id, func(k auth.Key) (*auth.RateLimits, error) {
+	k, err := st.Keys.SetKeyRateLimits(ctx, *id, func(k auth.Key) (*auth.RateLimits, error) {
 		if k.Type != auth.Publishable && (set["ip-reads"] || set["ip-writes"]) {
 			return nil, usagef("--ip-reads and --ip-writes are for publishable (pk) keys; a secret key has one budget per key")
 		}

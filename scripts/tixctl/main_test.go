@@ -118,7 +118,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	if strings.Join(sk.Scopes, ",") != strings.Join(auth.DefaultScopes(auth.Secret), ",") || strings.Join(sk.AllowedIPs, ",") != "10.0.0.1/32" {
 		t.Errorf("scopes %v ips %v", sk.Scopes, sk.AllowedIPs)
 	}
-	stored, err := st.LookupKey(ctx, auth.Hash(sk.Secret))
+	stored, err := st.Keys.LookupKey(ctx, auth.Hash(sk.Secret))
 	if err != nil || stored.ID != sk.ID || stored.OrganizerID != "org_cli" {
 		t.Fatalf("the stored hash does not find the key: %+v, %v", stored, err)
 	}
@@ -157,7 +157,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	if len(imported.Events) != 2 || imported.Events[0].ID != catalogimport.CatalogEventID("org_cli", "rock") || imported.Events[1].Seats != 12 {
 		t.Fatalf("import = %+v", imported)
 	}
-	if e, err := st.GetEventBySlug(ctx, "org_cli", "rock-night", ticketing.EnvTest); err != nil || e.Title != "Rock Night" {
+	if e, err := st.Catalog.GetEventBySlug(ctx, "org_cli", "rock-night", ticketing.EnvTest); err != nil || e.Title != "Rock Night" {
 		t.Fatalf("imported event not found by slug: %v %v", e, err)
 	}
 
@@ -165,7 +165,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	if len(imported.Events) != 2 || imported.Events[1].ID != catalogimport.CatalogEventID("org_cli", "play") {
 		t.Fatalf("re-import = %+v", imported)
 	}
-	draft, err := st.GetCatalogEvent(ctx, "org_cli", imported.Events[1].ID)
+	draft, err := st.Catalog.GetCatalogEvent(ctx, "org_cli", imported.Events[1].ID)
 	if err != nil || draft.Status != ticketing.EventDraft || len(draft.Seating.Zones[0].Seats) != 12 {
 		t.Fatalf("re-imported draft: %v %v", draft, err)
 	}
@@ -175,7 +175,7 @@ func TestRun_OperatorFlow(t *testing.T) {
 	if revoked.RevokedAt == nil || revoked.Status != "revoked" || revoked.Secret != "" {
 		t.Errorf("revoked = %+v", revoked)
 	}
-	if k, err := st.LookupKey(ctx, auth.Hash(sk.Secret)); err != nil || k.Usable(time.Now()) {
+	if k, err := st.Keys.LookupKey(ctx, auth.Hash(sk.Secret)); err != nil || k.Usable(time.Now()) {
 		t.Errorf("revoked key still usable: %+v %v", k, err)
 	}
 
@@ -214,7 +214,7 @@ func TestRun_CatalogProblemsAreListedAndNothingIsWritten(t *testing.T) {
 	if failed.Error.Code != "invalid_request" || !strings.Contains(got, "events[0].tiers[0].price: must be >= 0") || !strings.Contains(got, "events[1].titel: unknown field") {
 		t.Errorf("problems = %+v", failed)
 	}
-	if _, err := st.GetCatalogEvent(context.Background(), org.ID, catalogimport.CatalogEventID(org.ID, "rock")); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if _, err := st.Catalog.GetCatalogEvent(context.Background(), org.ID, catalogimport.CatalogEventID(org.ID, "rock")); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Errorf("an invalid import wrote something: %v", err)
 	}
 
@@ -352,7 +352,7 @@ func TestRun_KeysSetBudget(t *testing.T) {
 	if got.RateLimits == nil || *got.RateLimits != want {
 		t.Fatalf("second set-budget = %+v, want %+v", got.RateLimits, want)
 	}
-	k, err := st.LookupKey(ctx, auth.Hash(pk.Secret))
+	k, err := st.Keys.LookupKey(ctx, auth.Hash(pk.Secret))
 	if err != nil || k.RateLimits == nil || *k.RateLimits != want {
 		t.Fatalf("the functions read %+v (%v), want %+v", k, err, want)
 	}
@@ -373,7 +373,7 @@ func TestRun_KeysSetBudget(t *testing.T) {
 	if code, _, _ := c.run("keys", "set-budget", "--id", "key_missing", "--reads", "5"); code != 1 {
 		t.Errorf("unknown key: exit %d, want 1", code)
 	}
-	if k, _ := st.LookupKey(ctx, auth.Hash(sk.Secret)); k.RateLimits == nil || *k.RateLimits != (auth.RateLimits{Reads: 1200}) {
+	if k, _ := st.Keys.LookupKey(ctx, auth.Hash(sk.Secret)); k.RateLimits == nil || *k.RateLimits != (auth.RateLimits{Reads: 1200}) {
 		t.Errorf("a refused set-budget changed the sk key: %+v", k.RateLimits)
 	}
 }

@@ -127,7 +127,7 @@ func ordersShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := st.GetOrder(ctx, rest[0])
+	o, err := st.Orders.GetOrder(ctx, rest[0])
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func TestOrdersShow_LatePaymentAndRefund(t *testing.T) {
 		Payment:   &ticketing.Payment{Provider: "sbp", ID: "7000000001", Payload: "https://qr.nspk.ru/x", ExpiresAt: now.Add(time.Minute)},
 		CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-45 * time.Minute),
 	}
-	if err := st.CreateOrder(ctx, o, &ticketing.Event{ID: "evt_cli"}, now); err != nil {
+	if err := st.Orders.CreateOrder(ctx, o, &ticketing.Event{ID: "evt_cli"}, now); err != nil {
 		t.Fatal(err)
 	}
 
@@ -49,12 +49,12 @@ func TestOrdersShow_LatePaymentAndRefund(t *testing.T) {
 	o.Status, o.CancelledAt, o.CancelReason = ticketing.OrderCancelled, &cancelled, "expired"
 	cancelEvent := &ticketing.OrderEvent{ID: "evt_cliShowCancelled0000001", Type: ticketing.EventOrderCancelled,
 		OrganizerID: o.OrganizerID, Environment: o.Environment, CreatedAt: now, Order: o.Webhook()}
-	if err := st.CancelOrder(ctx, o, cancelEvent, now, false); err != nil {
+	if err := st.Orders.CancelOrder(ctx, o, cancelEvent, now, false); err != nil {
 		t.Fatal(err)
 	}
 	o.LatePayment = &ticketing.LatePayment{PaymentID: "7000000001", Outcome: ticketing.LateRefunded,
 		DetectedAt: now.Add(-30 * time.Minute), CancelledAt: &cancelled, CancelReason: "expired", RefundedAt: &refunded}
-	if err := st.SaveOrder(ctx, o, ticketing.OrderCancelled, nil, nil); err != nil {
+	if err := st.Orders.SaveOrder(ctx, o, ticketing.OrderCancelled, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	c.json(0, &got, "orders", "show", "ord_cliShow1")

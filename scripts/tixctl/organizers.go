@@ -31,7 +31,7 @@ func organizersCreate(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	o := ticketing.Organizer{ID: *id, Name: *name, CreatedAt: a.clock.Now()}
-	if err := st.CreateOrganizer(ctx, o); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, o); err != nil {
 		return err
 	}
 	return a.emit(o, func(w io.Writer) {
@@ -51,7 +51,7 @@ func organizersVerify(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := st.SetOrganizerVerified(ctx, *id, !*unverify)
+	o, err := st.Organizers.SetOrganizerVerified(ctx, *id, !*unverify)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func organizersList(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := st.ListOrganizers(ctx)
+	list, err := st.Organizers.ListOrganizers(ctx)
 	if err != nil {
 		return err
 	}

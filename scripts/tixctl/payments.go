@@ -189,7 +189,7 @@ func organizersConnectTBank(ctx context.Context, a *app, args []string) error {
 	if acct.SealedPassword, err = box.Seal(password, payment.PasswordAAD(acct)); err != nil {
 		return fmt.Errorf("seal the terminal password: %w", err)
 	}
-	if err := st.PutPaymentAccount(ctx, *acct); err != nil {
+	if err := st.Payments.PutPaymentAccount(ctx, *acct); err != nil {
 		return err
 	}
 	v := connectedView{accountView: *accountViewOf(acct), Verified: true}
@@ -200,12 +200,12 @@ func organizersConnectTBank(ctx context.Context, a *app, args []string) error {
 // the flags or else from the organizer's existing account. It fails before
 // any call to the bank when the organizer is unknown or the settings missing.
 func newAccount(ctx context.Context, st *store.Store, f connectFlags) (*ticketing.PaymentAccount, error) {
-	if _, err := st.GetOrganizer(ctx, f.id); err != nil {
+	if _, err := st.Organizers.GetOrganizer(ctx, f.id); err != nil {
 		return nil, err
 	}
 	acct := &ticketing.PaymentAccount{OrganizerID: f.id, Acquirer: ticketing.AcquirerTBank,
 		TerminalKey: strings.TrimSpace(f.terminalKey), Taxation: f.taxation, VAT: f.vat}
-	old, err := st.GetPaymentAccount(ctx, f.id)
+	old, err := st.Payments.GetPaymentAccount(ctx, f.id)
 	switch {
 	case ticketing.IsCode(err, ticketing.CodeNotFound):
 		if f.taxation == "" || f.vat == "" {
@@ -299,7 +299,7 @@ func organizersReceiptSettings(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	acct, err := st.SetReceiptSettings(ctx, *id, *taxation, *vat)
+	acct, err := st.Payments.SetReceiptSettings(ctx, *id, *taxation, *vat)
 	if ticketing.IsCode(err, ticketing.CodeNotFound) {
 		return ticketing.Errorf(ticketing.CodeNotFound, "organizer %s has no T-Bank terminal connected: "+
 			"connect one first (tixctl organizers connect-tbank --id %s ...)", *id, *id)
@@ -307,7 +307,7 @@ func organizersReceiptSettings(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	o, err := st.GetOrganizer(ctx, *id)
+	o, err := st.Organizers.GetOrganizer(ctx, *id)
 	if err != nil {
 		return err
 	}
@@ -332,11 +332,11 @@ func organizersShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := st.GetOrganizer(ctx, *id)
+	o, err := st.Organizers.GetOrganizer(ctx, *id)
 	if err != nil {
 		return err
 	}
-	acct, err := st.GetPaymentAccount(ctx, *id)
+	acct, err := st.Payments.GetPaymentAccount(ctx, *id)
 	if err != nil && !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		return err
 	}

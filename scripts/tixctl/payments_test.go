@@ -41,10 +41,10 @@ func (c *cli) runIn(stdin string, args ...string) (int, string, string) {
 func noAccount(t *testing.T, st *store.Store, org string) {
 	t.Helper()
 	ctx := context.Background()
-	if a, err := st.GetPaymentAccount(ctx, org); !ticketing.IsCode(err, ticketing.CodeNotFound) {
+	if a, err := st.Payments.GetPaymentAccount(ctx, org); !ticketing.IsCode(err, ticketing.CodeNotFound) {
 		t.Errorf("payment account of %s = %+v, %v: want none stored", org, a, err)
 	}
-	if o, err := st.GetOrganizer(ctx, org); err != nil || o.Verified {
+	if o, err := st.Organizers.GetOrganizer(ctx, org); err != nil || o.Verified {
 		t.Errorf("organizer %s = %+v, %v: want it not verified", org, o, err)
 	}
 }
@@ -74,7 +74,7 @@ func TestConnectTBank_ChecksWithTheBankSealsAndVerifies(t *testing.T) {
 		got["vat"] != "none" || got["verified"] != true || got["organizer_id"] != "org_pay" {
 		t.Errorf("output %v", got)
 	}
-	a, err := st.GetPaymentAccount(ctx, "org_pay")
+	a, err := st.Payments.GetPaymentAccount(ctx, "org_pay")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestConnectTBank_ChecksWithTheBankSealsAndVerifies(t *testing.T) {
 	if a.ConnectedAt.IsZero() || a.CheckedAt.IsZero() || a.Acquirer != ticketing.AcquirerTBank {
 		t.Errorf("account %+v", a)
 	}
-	if o, _ := st.GetOrganizer(ctx, "org_pay"); !o.Verified {
+	if o, _ := st.Organizers.GetOrganizer(ctx, "org_pay"); !o.Verified {
 		t.Error("the organizer is not verified after connecting its terminal")
 	}
 
@@ -225,7 +225,7 @@ func TestReceiptSettingsAndOrganizersShow(t *testing.T) {
 
 	c.json(0, &map[string]any{}, "organizers", "connect-tbank", "--id", "org_rs", "--terminal-key", "OrgTestDEMO",
 		"--password-file", writeFile(t, "pw", "right-password"), "--api-url", bank, "--taxation", "osn", "--vat", "none")
-	before, _ := st.GetPaymentAccount(ctx, "org_rs")
+	before, _ := st.Payments.GetPaymentAccount(ctx, "org_rs")
 	// An operator's unverify stands: changing the receipts does not verify again.
 	if code, _, errOut := c.run("organizers", "verify", "--id", "org_rs", "--unverify"); code != 0 {
 		t.Fatal(errOut)
@@ -235,7 +235,7 @@ func TestReceiptSettingsAndOrganizersShow(t *testing.T) {
 	if got["taxation"] != "patent" || got["vat"] != "vat22" || got["verified"] != false || got["terminal_key"] != "OrgTestDEMO" {
 		t.Errorf("receipt-settings output %v", got)
 	}
-	after, err := st.GetPaymentAccount(ctx, "org_rs")
+	after, err := st.Payments.GetPaymentAccount(ctx, "org_rs")
 	if err != nil || after.Taxation != "patent" || after.VAT != "vat22" || after.SealedPassword != before.SealedPassword {
 		t.Errorf("account after receipt-settings %+v, %v", after, err)
 	}

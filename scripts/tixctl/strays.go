@@ -36,7 +36,7 @@ func paymentsStrays(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	strays, err := st.ListStrays(ctx)
+	strays, err := st.Payments.ListStrays(ctx)
 	if err != nil {
 		return err
 	}

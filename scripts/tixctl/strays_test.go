@@ -21,7 +21,7 @@ func TestPaymentsStrays_ListsStrayPayments(t *testing.T) {
 	at := now.Add(time.Minute)
 	p := ticketing.StrayPayment{PaymentID: "7000000042", OrderID: "ord_cliStray1", OrganizerID: "org_cli", Environment: ticketing.EnvLive,
 		Amount: 777, Status: ticketing.StrayRefundPending, DetectedAt: now, CheckAt: &at}
-	if _, err := st.PutStray(context.Background(), &p); err != nil {
+	if _, err := st.Payments.PutStray(context.Background(), &p); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

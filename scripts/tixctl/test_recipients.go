@@ -39,17 +39,17 @@ func organizersTestRecipients(ctx context.Context, a *app, args []string) error 
 	if err != nil {
 		return err
 	}
-	ident, err := st.GetIdentity(ctx, *id)
+	ident, err := st.Emails.GetIdentity(ctx, *id)
 	if err != nil {
 		return fmt.Errorf("organizer %s: %w", *id, err)
 	}
 	for _, e := range add {
-		if ident, err = st.AddTestRecipient(ctx, *id, e); err != nil {
+		if ident, err = st.Emails.AddTestRecipient(ctx, *id, e); err != nil {
 			return err
 		}
 	}
 	for _, e := range remove {
-		if ident, err = st.RemoveTestRecipient(ctx, *id, e); err != nil {
+		if ident, err = st.Emails.RemoveTestRecipient(ctx, *id, e); err != nil {
 			return err
 		}
 	}

@@ -40,7 +40,7 @@ func webhooksCreate(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := st.GetOrganizer(ctx, *org)
+	o, err := st.Organizers.GetOrganizer(ctx, *org)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func webhooksList(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.GetOrganizer(ctx, *org); err != nil {
+	if _, err := st.Organizers.GetOrganizer(ctx, *org); err != nil {
 		return err
 	}
 	views := []endpointView{}

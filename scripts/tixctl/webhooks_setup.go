@@ -71,7 +71,7 @@ func (a *app) webhooks(ctx context.Context) (*webhook.Service, *store.Store, con
 	if err != nil {
 		return nil, nil, cfg, err
 	}
-	svc, err := tixapp.NewWebhooks(cfg, st, nil, a.clock)
+	svc, err := tixapp.NewWebhooks(cfg, st.Webhooks, nil, a.clock)
 	if err != nil {
 		return nil, nil, cfg, err
 	}

@@ -164,7 +164,7 @@ func TestWebhooks_SecretIsShownOnceAndErrors(t *testing.T) {
 
 	sealed := map[string]string{}
 	for _, id := range []string{ep.ID, second} {
-		stored, err := st.GetEndpoint(ctx, id)
+		stored, err := st.Webhooks.GetEndpoint(ctx, id)
 		if err != nil || stored.Secret == "" {
 			t.Fatalf("stored endpoint %s: %+v %v", id, stored, err)
 		}
@@ -410,7 +410,7 @@ func TestWebhooks_VerifyUpdateRotateDisableTest(t *testing.T) {
 	}
 
 	// A test that fails exits 1 and does not count against the endpoint's health.
-	if _, err := st.EndpointFailed(ctx, ep.ID, time.Now()); err != nil {
+	if _, err := st.Webhooks.EndpointFailed(ctx, ep.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c.json(0, &shown, "webhooks", "update", ep.ID, "--url", rcv.url("/fail"))

@@ -173,7 +173,7 @@ func newApp(ctx context.Context) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Sales.Timers = nil                       // order expiry is not measured here
+	a.Sales.Deps.Timers = nil                       // order expiry is not measured here
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the receiver is on this machine
 	return a, nil
 }
@@ -181,14 +181,14 @@ func newApp(ctx context.Context) (*app.App, error) {
 // seed writes the organizer and a published event with capacity tickets.
 func seed(ctx context.Context, a *app.App, capacity int) error {
 	now := time.Now().UTC()
-	if err := a.Store.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_whload", Name: "Webhook load", CreatedAt: now}); err != nil {
+	if err := a.Store.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_whload", Name: "Webhook load", CreatedAt: now}); err != nil {
 		return err
 	}
 	ev := &ticketing.Event{ID: "evt_whload", OrganizerID: "org_whload", Ref: "whload", Status: ticketing.EventPublished,
 		Kind: ticketing.KindSingle, Title: "Webhook load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
 		Tiers: []ticketing.Tier{{ID: "tier_whload", Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
-	return a.Store.PutEvent(ctx, ev)
+	return a.Store.Catalog.PutEvent(ctx, ev)
 }
 
 // registerReceiver creates the test endpoint at url and verifies it.
@@ -214,7 +214,7 @@ type bench struct {
 // order creates the i-th pending test order of one ticket.
 func (b *bench) order(i int) (*ticketing.Order, error) {
 	tier, qty, email := "tier_whload", 1, "load@example.com"
-	res, err := b.a.Sales.CreateOrder(b.ctx, ticketing.Caller{Tenant: b.tenant, KeyID: "key_whload"}, fmt.Sprintf("whload-%d", i),
+	res, err := b.a.Sales.Orders.CreateOrder(b.ctx, ticketing.Caller{Tenant: b.tenant, KeyID: "key_whload"}, fmt.Sprintf("whload-%d", i),
 		ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty})
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (b *bench) latency(n int) error {
 		}
 		ch := b.rc.wait(o.ID)
 		start := time.Now()
-		if _, err := b.a.Sales.Simulate(b.ctx, b.tenant, o.ID, ticketing.OutcomePaid); err != nil {
+		if _, err := b.a.Sales.Orders.Simulate(b.ctx, b.tenant, o.ID, ticketing.OutcomePaid); err != nil {
 			return err
 		}
 		select {
@@ -281,7 +281,7 @@ func (b *bench) throughput(first, n int) error {
 		if err != nil {
 			return err
 		}
-		if _, err := b.a.Sales.Simulate(b.ctx, b.tenant, o.ID, ticketing.OutcomePaid); err != nil {
+		if _, err := b.a.Sales.Orders.Simulate(b.ctx, b.tenant, o.ID, ticketing.OutcomePaid); err != nil {
 			return err
 		}
 	}

@@ -85,13 +85,13 @@ func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *E
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	if err := st.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_l", Name: "L", CreatedAt: now}); err != nil {
+	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: "org_l", Name: "L", CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvTest)
 	keyID := auth.NewKeyID()
 	// The key only accepts the source IP API Gateway reports, not the X-Forwarded-For in the events.
-	if err := st.CreateKey(ctx, auth.Key{ID: keyID, OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
+	if err := st.Keys.CreateKey(ctx, auth.Key{ID: keyID, OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
 		Scopes: auth.AllScopes, AllowedIPs: []string{"198.51.100.7"}, CreatedAt: now}, auth.Hash(secret)); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *E
 			Seats: seats(4),
 		}}},
 	}
-	if err := st.PutEvent(ctx, ev); err != nil {
+	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 	return &Env{App: a, keyID: keyID, Vars: map[string]string{"SK_TEST": secret, "EVENT_ID": "evt_lambda", "EVENT_SLUG": slug,
@@ -138,7 +138,7 @@ func connectTerminal(t *testing.T, a *app.App) string {
 		t.Fatal(err)
 	}
 	acct.SealedPassword = sealed
-	if err := a.Store.PutPaymentAccount(context.Background(), acct); err != nil {
+	if err := a.Store.Payments.PutPaymentAccount(context.Background(), acct); err != nil {
 		t.Fatal(err)
 	}
 	signed, err := tbank.SignNotification([]byte(TBankNotification), TerminalPassword)
@@ -175,7 +175,7 @@ func (e *Env) AddOrders(t *testing.T) {
 	order := func(name string) string {
 		t.Helper()
 		tier, qty, email := "tier_l", 1, "fixture@example.com"
-		res, err := sales.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-"+name, ticketing.OrderRequest{
+		res, err := sales.Orders.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-"+name, ticketing.OrderRequest{
 			Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
 		})
 		if err != nil {
@@ -186,19 +186,19 @@ func (e *Env) AddOrders(t *testing.T) {
 	paid := func(name string) string {
 		t.Helper()
 		id := order(name)
-		if o, err := sales.Simulate(ctx, tenant, id, ticketing.OutcomePaid); err != nil || o.Status != ticketing.OrderPaid {
+		if o, err := sales.Orders.Simulate(ctx, tenant, id, ticketing.OutcomePaid); err != nil || o.Status != ticketing.OrderPaid {
 			t.Fatalf("pay the %s order: %v", name, err)
 		}
 		return id
 	}
 	pending := order("pending")
 	e.Vars["ORDER_ID"] = pending
-	e.Vars["POLL_TOKEN"] = sales.PollToken(pending)
+	e.Vars["POLL_TOKEN"] = sales.Deps.PollToken(pending)
 	e.Vars["PAYABLE_ORDER_ID"] = order("payable")
 	e.Vars["PAID_ORDER_ID"] = paid("paid")
 	e.Vars["REFUNDABLE_ORDER_ID"] = paid("refundable")
 	refunding := paid("refunding")
-	if _, err := sales.RefundOrder(ctx, tenant, refunding, nil); err != nil {
+	if _, err := sales.Orders.RefundOrder(ctx, tenant, refunding, nil); err != nil {
 		t.Fatalf("refund the refunding order: %v", err)
 	}
 	e.Vars["REFUNDING_ORDER_ID"] = refunding
@@ -222,34 +222,34 @@ func (e *Env) AddWebhookDelivery(t *testing.T) {
 	// Verification POSTs to the URL; the fixture marks the endpoint verified instead.
 	now := time.Now().UTC()
 	ep.Verified, ep.VerifiedAt = true, &now
-	if err := a.Store.UpdateEndpoint(ctx, ep, false); err != nil {
+	if err := a.Store.Webhooks.UpdateEndpoint(ctx, ep, false); err != nil {
 		t.Fatal(err)
 	}
 	tier, qty, email := "tier_l", 1, "fixture@example.com"
-	res, err := a.Sales.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-webhook", ticketing.OrderRequest{
+	res, err := a.Sales.Orders.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-webhook", ticketing.OrderRequest{
 		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Sales.Simulate(ctx, tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
+	if _, err := a.Sales.Orders.Simulate(ctx, tenant, res.Order.ID, ticketing.OutcomePaid); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := a.Store.UndispatchedEvents(ctx, time.Now().Add(time.Minute), 10)
+	ids, err := a.Store.Webhooks.UndispatchedEvents(ctx, time.Now().Add(time.Minute), 10)
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("undispatched events %v, %v; want the one order.paid", ids, err)
 	}
 	if err := a.Webhooks.Fanout(ctx, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	d, err := a.Store.GetDelivery(ctx, webhook.DeliveryID(ids[0], ep.ID))
+	d, err := a.Store.Webhooks.GetDelivery(ctx, webhook.DeliveryID(ids[0], ep.ID))
 	if err != nil {
 		t.Fatalf("the fan-out made no delivery to the fixture endpoint: %v", err)
 	}
 	// Only a delivery that is no longer pending can be redelivered.
 	failed := time.Now().UTC()
 	d.Status, d.FailedAt, d.RecheckAt, d.Attempts = webhook.DeliveryFailed, &failed, nil, d.MaxAttempts
-	if err := a.Store.SaveDelivery(ctx, d); err != nil {
+	if err := a.Store.Webhooks.SaveDelivery(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	e.Vars["DELIVERY_ID"] = d.ID

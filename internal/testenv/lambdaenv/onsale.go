@@ -36,7 +36,7 @@ func (e *Env) AddOnSale(t *testing.T) {
 	ctx := context.Background()
 	e.PutOnSaleEvent(t)
 	late := e.LateOrder(t, ticketing.EnvTest)
-	if o, err := e.App.Sales.Simulate(ctx, tenant, late, ticketing.OutcomeCancelled); err != nil || o.Status != ticketing.OrderCancelled || o.Payment == nil {
+	if o, err := e.App.Sales.Orders.Simulate(ctx, tenant, late, ticketing.OutcomeCancelled); err != nil || o.Status != ticketing.OrderCancelled || o.Payment == nil {
 		t.Fatalf("cancel the late order: %+v %v", o, err)
 	}
 	e.SellOnSale(t, ticketing.EnvTest)
@@ -48,7 +48,7 @@ func (e *Env) AddOnSale(t *testing.T) {
 // PutOnSaleEvent stores the on-sale event (no stock sold).
 func (e *Env) PutOnSaleEvent(t *testing.T) {
 	t.Helper()
-	if err := e.App.Store.PutEvent(context.Background(), onSaleEvent()); err != nil {
+	if err := e.App.Store.Catalog.PutEvent(context.Background(), onSaleEvent()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -73,7 +73,7 @@ func (e *Env) LateOrder(t *testing.T, env ticketing.Environment) string {
 	t.Helper()
 	tier, qty, email := LastTier, 2, "late@example.com"
 	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: tenant.OrganizerID, Environment: env}, KeyID: e.keyID}
-	res, err := e.App.Sales.CreateOrder(context.Background(), c, "fixture-late-"+string(env), ticketing.OrderRequest{
+	res, err := e.App.Sales.Orders.CreateOrder(context.Background(), c, "fixture-late-"+string(env), ticketing.OrderRequest{
 		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
 	})
 	if err != nil {
@@ -98,7 +98,7 @@ func (e *Env) SellOnSale(t *testing.T, env ticketing.Environment) {
 			Lines: []ticketing.OrderLine{{TierID: take.tier, TierName: "fill", UnitPrice: 1, Quantity: take.qty}}, Quantity: take.qty,
 			Currency: "RUB", BasePrice: int64(take.qty), TotalPrice: int64(take.qty), Buyer: ticketing.Buyer{Email: "fill@example.com"},
 			KeyID: e.keyID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-		if err := e.App.Store.CreateOrder(context.Background(), o, ev, now); err != nil {
+		if err := e.App.Store.Orders.CreateOrder(context.Background(), o, ev, now); err != nil {
 			t.Fatalf("sell %d of %s: %v", take.qty, take.tier, err)
 		}
 	}

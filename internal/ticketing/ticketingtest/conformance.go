@@ -14,12 +14,16 @@ import (
 	"tix/internal/ticketing"
 )
 
-// Store is what the suite drives: the sales ports plus a way to seed events
-// and to read the outbox events order changes write.
-type Store interface {
-	ticketing.SalesStore
-	PutEvent(ctx context.Context, e *ticketing.Event) error
-	GetOrderEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
+// Store is what the suite drives: the sales ports over one table, plus a
+// way to seed events and to read the outbox events order changes write.
+type Store struct {
+	ticketing.SalesStores
+	Events interface {
+		PutEvent(ctx context.Context, e *ticketing.Event) error
+	}
+	Outbox interface {
+		GetOrderEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
+	}
 }
 
 // Fixture names of the seeded event.
@@ -108,14 +112,14 @@ func Event(now time.Time) *ticketing.Event {
 
 func (f *fixture) seed(t *testing.T) {
 	t.Helper()
-	if err := f.st.PutEvent(f.ctx, Event(f.now)); err != nil {
+	if err := f.st.Events.PutEvent(f.ctx, Event(f.now)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (f *fixture) event(t *testing.T) *ticketing.Event {
 	t.Helper()
-	e, err := f.st.GetEvent(f.ctx, Org, EventID, ticketing.EnvTest)
+	e, err := f.st.Catalog.GetEvent(f.ctx, Org, EventID, ticketing.EnvTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +163,7 @@ func (f *fixture) pay(t *testing.T, o *ticketing.Order) {
 	for range o.Quantity {
 		n.Tickets = append(n.Tickets, ticketing.Ticket{Number: f.id("TIX-C"), Status: ticketing.TicketIssued})
 	}
-	if err := f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now, false); err != nil {
+	if err := f.st.OrderStore.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now, false); err != nil {
 		t.Fatalf("confirm %s: %v", o.ID, err)
 	}
 	*o = n
@@ -167,7 +171,7 @@ func (f *fixture) pay(t *testing.T, o *ticketing.Order) {
 
 func (f *fixture) stock(t *testing.T) *ticketing.Stock {
 	t.Helper()
-	st, err := f.st.GetStock(f.ctx, EventID, ticketing.EnvTest, "")
+	st, err := f.st.Catalog.GetStock(f.ctx, EventID, ticketing.EnvTest, "")
 	if err != nil {
 		t.Fatal(err)
 	}

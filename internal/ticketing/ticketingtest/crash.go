@@ -67,19 +67,31 @@ func (s *crashStore) fire(step string) {
 	}
 }
 
-func (s *crashStore) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, e *ticketing.Event, rec *ticketing.Idempotency, now time.Time) error {
-	err := s.Store.CreateOrderWithKey(ctx, o, e, rec, now)
+// crashOrders is the order store of a crashStore.
+type crashOrders struct {
+	ticketing.OrderStore
+	s *crashStore
+}
+
+// crashIdempotency is the idempotency store of a crashStore.
+type crashIdempotency struct {
+	ticketing.IdempotencyStore
+	s *crashStore
+}
+
+func (c *crashOrders) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, e *ticketing.Event, rec *ticketing.Idempotency, now time.Time) error {
+	err := c.OrderStore.CreateOrderWithKey(ctx, o, e, rec, now)
 	if err == nil {
-		s.fire(stepOrder)
+		c.s.fire(stepOrder)
 	}
 	return err
 }
 
 // ClaimIdempotency crashes after a claim (a new lease), never after a renewal.
-func (s *crashStore) ClaimIdempotency(ctx context.Context, rec *ticketing.Idempotency, oldLease string) error {
-	err := s.Store.ClaimIdempotency(ctx, rec, oldLease)
+func (c *crashIdempotency) ClaimIdempotency(ctx context.Context, rec *ticketing.Idempotency, oldLease string) error {
+	err := c.IdempotencyStore.ClaimIdempotency(ctx, rec, oldLease)
 	if err == nil && rec.Lease != oldLease {
-		s.fire(stepClaim)
+		c.s.fire(stepClaim)
 	}
 	return err
 }
@@ -139,7 +151,7 @@ func newCrashFixture(t *testing.T, st Store) *crashFixture {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Second)
 	ctx := context.Background()
-	if err := st.PutEvent(ctx, Event(now)); err != nil {
+	if err := st.Events.PutEvent(ctx, Event(now)); err != nil {
 		t.Fatal(err)
 	}
 	sim := tbanksim.New(tbanksim.Options{})
@@ -152,10 +164,13 @@ func newCrashFixture(t *testing.T, st Store) *crashFixture {
 	settings := ticketing.DefaultSalesSettings
 	settings.TokenSecret = []byte("crash-test-secret-0123456789")
 	clk := clock.NewFixed(now)
-	sales := &ticketing.Sales{Store: cs, Clock: clk, Settings: settings,
+	stores := st.SalesStores
+	stores.OrderStore = &crashOrders{OrderStore: st.OrderStore, s: cs}
+	stores.Idempotency = &crashIdempotency{IdempotencyStore: st.Idempotency, s: cs}
+	sales := ticketing.NewSales(stores, &ticketing.SalesDeps{Clock: clk, Settings: settings,
 		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 			return bank, nil
-		}}
+		}})
 	return &crashFixture{st: cs, sales: sales, clk: clk, sim: sim, bank: bank, ctx: ctx,
 		c: ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: Org, Environment: ticketing.EnvLive}, KeyID: "key_crash"}}
 }
@@ -175,7 +190,7 @@ func (f *crashFixture) create(key string) (res *ticketing.OrderResult, crash boo
 			crash = true
 		}
 	}()
-	res, err = f.sales.CreateOrder(f.ctx, f.c, key, crashRequest())
+	res, err = f.sales.Orders.CreateOrder(f.ctx, f.c, key, crashRequest())
 	return res, false, err
 }
 
@@ -205,7 +220,7 @@ func (f *crashFixture) wantPending(t *testing.T, key string, code ticketing.Code
 // start is when key's record was first written (the clock's start).
 func (f *crashFixture) start(t *testing.T, key string) time.Time {
 	t.Helper()
-	rec, err := f.st.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, key)
+	rec, err := f.st.Idempotency.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, key)
 	if err != nil {
 		return f.clk.Now()
 	}
@@ -225,7 +240,7 @@ func (f *crashFixture) wantRecovered(t *testing.T, key string) *ticketing.Order 
 
 func (f *crashFixture) wantOne(t *testing.T, key string, res *ticketing.OrderResult) *ticketing.Order {
 	t.Helper()
-	rec, err := f.st.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, key)
+	rec, err := f.st.Idempotency.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,14 +252,14 @@ func (f *crashFixture) wantOne(t *testing.T, key string, res *ticketing.OrderRes
 	if len(bank) != 1 || bank[0].ID != o.Payment.ID || bank[0].QR != o.Payment.Payload {
 		t.Fatalf("bank payments of %s: %+v, want one: the order's %s", o.ID, bank, o.Payment.ID)
 	}
-	st, err := f.st.GetStock(f.ctx, EventID, ticketing.EnvLive, "")
+	st, err := f.st.Catalog.GetStock(f.ctx, EventID, ticketing.EnvLive, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := st.Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: GATier}]; n != 1 {
 		t.Fatalf("%d tickets sold, want the one order's 1", n)
 	}
-	stored, err := f.st.GetOrder(f.ctx, o.ID)
+	stored, err := f.st.OrderStore.GetOrder(f.ctx, o.ID)
 	if err != nil || stored.Payment == nil || stored.Payment.ID != o.Payment.ID {
 		t.Fatalf("stored order %+v, %v; want the payment %s", stored, err, o.Payment.ID)
 	}
@@ -270,7 +285,7 @@ func testCrashAfterOrder(t *testing.T, f *crashFixture) {
 func testCrashAfterBank(t *testing.T, f *crashFixture) {
 	start := f.clk.Now()
 	f.crash(t, "k-bank", stepBank)
-	rec, err := f.st.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, "k-bank")
+	rec, err := f.st.Idempotency.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, "k-bank")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,14 +309,14 @@ func testCrashAfterRecord(t *testing.T, f *crashFixture) {
 	live := f.c
 	f.c.Environment = ticketing.EnvTest
 	f.crash(t, "k-probe", stepOrder)
-	probe, err := f.st.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, "k-probe")
+	probe, err := f.st.Idempotency.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, "k-probe")
 	f.c = live
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &ticketing.Idempotency{Tenant: f.c.Tenant, Scope: ticketing.IdemOrder, Key: "k-record", RequestHash: probe.RequestHash,
-		ResourceID: "ord_CrashedRecord00000", Lease: "crashed", LeaseUntil: start.Add(f.sales.Settings.LeaseTTL), CreatedAt: start}
-	if _, err := f.st.BeginIdempotency(f.ctx, rec, start); err != nil {
+		ResourceID: "ord_CrashedRecord00000", Lease: "crashed", LeaseUntil: start.Add(f.sales.Deps.Settings.LeaseTTL), CreatedAt: start}
+	if _, err := f.st.Idempotency.BeginIdempotency(f.ctx, rec, start); err != nil {
 		t.Fatal(err)
 	}
 	f.wantPending(t, "k-record", ticketing.CodeConflict)
@@ -327,7 +342,7 @@ func testCrashAfterClaim(t *testing.T, f *crashFixture) {
 // lease while it waits, so retries get 409 order_pending however long it
 // takes, and no retry calls the bank beside it.
 func testSlowBankCall(t *testing.T, f *crashFixture) {
-	f.sales.Settings.LeaseTTL = 2 * time.Second // renewed every 667 ms of real time
+	f.sales.Deps.Settings.LeaseTTL = 2 * time.Second // renewed every 667 ms of real time
 	entered, release := f.bank.hold()
 	type result struct {
 		res *ticketing.OrderResult
@@ -340,7 +355,7 @@ func testSlowBankCall(t *testing.T, f *crashFixture) {
 	}()
 	<-entered
 	for range 5 {
-		f.clk.Advance(f.sales.Settings.LeaseTTL) // past the lease it held before
+		f.clk.Advance(f.sales.Deps.Settings.LeaseTTL) // past the lease it held before
 		f.waitRenewed(t, "k-slow")
 		f.wantPending(t, "k-slow", ticketing.CodeOrderPending)
 	}
@@ -361,7 +376,7 @@ func (f *crashFixture) waitRenewed(t *testing.T, key string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		rec, err := f.st.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, key)
+		rec, err := f.st.Idempotency.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, key)
 		if err == nil && rec.LeaseUntil.After(f.clk.Now()) {
 			return
 		}
@@ -375,7 +390,7 @@ func (f *crashFixture) waitRenewed(t *testing.T, key string) {
 // An invocation whose lease another one took over stops waiting on the bank
 // and leaves the order to it.
 func testLeaseTaken(t *testing.T, f *crashFixture) {
-	f.sales.Settings.LeaseTTL = 2 * time.Second
+	f.sales.Deps.Settings.LeaseTTL = 2 * time.Second
 	entered, release := f.bank.hold()
 	defer release()
 	type result struct {
@@ -388,13 +403,13 @@ func testLeaseTaken(t *testing.T, f *crashFixture) {
 		first <- result{res, err}
 	}()
 	<-entered
-	rec, err := f.st.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, "k-taken")
+	rec, err := f.st.Idempotency.GetIdempotency(f.ctx, f.c.Tenant, ticketing.IdemOrder, "k-taken")
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := *rec
 	other.Lease, other.LeaseUntil = "other-invocation", f.clk.Now().Add(time.Minute)
-	if err := f.st.Store.ClaimIdempotency(f.ctx, &other, rec.Lease); err != nil {
+	if err := f.st.Idempotency.ClaimIdempotency(f.ctx, &other, rec.Lease); err != nil {
 		t.Fatal(err)
 	}
 	select {

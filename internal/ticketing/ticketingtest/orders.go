@@ -14,20 +14,20 @@ import (
 func testGACapacity(t *testing.T, f *fixture) {
 	e := f.event(t)
 	a := f.gaOrder(3)
-	must(t, "3 of 5", f.st.CreateOrder(f.ctx, a, e, f.now))
+	must(t, "3 of 5", f.st.OrderStore.CreateOrder(f.ctx, a, e, f.now))
 	if a.Version != 1 {
 		t.Fatalf("new order version %d, want 1", a.Version)
 	}
-	wantStock(t, "3 more of 2 left", f.st.CreateOrder(f.ctx, f.gaOrder(3), e, f.now), 0, false)
-	wantStock(t, "more than the capacity", f.st.CreateOrder(f.ctx, f.gaOrder(GACap+1), e, f.now), 0, false)
-	must(t, "the last 2", f.st.CreateOrder(f.ctx, f.gaOrder(2), e, f.now))
-	wantStock(t, "sold out", f.st.CreateOrder(f.ctx, f.gaOrder(1), e, f.now), 0, false)
+	wantStock(t, "3 more of 2 left", f.st.OrderStore.CreateOrder(f.ctx, f.gaOrder(3), e, f.now), 0, false)
+	wantStock(t, "more than the capacity", f.st.OrderStore.CreateOrder(f.ctx, f.gaOrder(GACap+1), e, f.now), 0, false)
+	must(t, "the last 2", f.st.OrderStore.CreateOrder(f.ctx, f.gaOrder(2), e, f.now))
+	wantStock(t, "sold out", f.st.OrderStore.CreateOrder(f.ctx, f.gaOrder(1), e, f.now), 0, false)
 	if n := f.sold(t); n != GACap {
 		t.Fatalf("sold %d, want %d", n, GACap)
 	}
 	dup := f.gaOrder(1)
 	dup.ID = a.ID
-	wantIs(t, "an existing order id", f.st.CreateOrder(f.ctx, dup, e, f.now), ticketing.ErrOrderExists)
+	wantIs(t, "an existing order id", f.st.OrderStore.CreateOrder(f.ctx, dup, e, f.now), ticketing.ErrOrderExists)
 }
 
 func testConcurrentOrders(t *testing.T, f *fixture) {
@@ -39,7 +39,7 @@ func testConcurrentOrders(t *testing.T, f *fixture) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := f.st.CreateOrder(context.Background(), f.gaOrder(1), e, f.now)
+			err := f.st.OrderStore.CreateOrder(context.Background(), f.gaOrder(1), e, f.now)
 			mu.Lock()
 			defer mu.Unlock()
 			var se *ticketing.StockError
@@ -61,40 +61,40 @@ func testConcurrentOrders(t *testing.T, f *fixture) {
 
 func testOrderStates(t *testing.T, f *fixture) {
 	o := f.gaOrder(2)
-	must(t, "create", f.st.CreateOrder(f.ctx, o, f.event(t), f.now))
+	must(t, "create", f.st.OrderStore.CreateOrder(f.ctx, o, f.event(t), f.now))
 	stale := *o
 	o.Payment = &ticketing.Payment{Provider: "sbp", ID: "pay_1", Payload: "https://qr.nspk.ru/x", ExpiresAt: o.ExpiresAt}
-	must(t, "set payment", f.st.SetPayment(f.ctx, o))
+	must(t, "set payment", f.st.OrderStore.SetPayment(f.ctx, o))
 	if o.Version != 2 {
 		t.Fatalf("version after the payment %d, want 2", o.Version)
 	}
-	wantIs(t, "a write from a stale version", f.st.SetPayment(f.ctx, &stale), ticketing.ErrStateChanged)
-	got, err := f.st.GetOrder(f.ctx, o.ID)
+	wantIs(t, "a write from a stale version", f.st.OrderStore.SetPayment(f.ctx, &stale), ticketing.ErrStateChanged)
+	got, err := f.st.OrderStore.GetOrder(f.ctx, o.ID)
 	if err != nil || got.Version != 2 || got.Payment == nil || got.Payment.ID != "pay_1" || got.Status != ticketing.OrderPending {
 		t.Fatalf("stored order %+v, %v", got, err)
 	}
 	overdue := *o
 	overdue.Status = ticketing.OrderPaid
-	wantIs(t, "confirm past the expiry", f.st.ConfirmOrder(f.ctx, &overdue, f.outboxEvent(ticketing.EventOrderPaid, &overdue), o.ExpiresAt, false), ticketing.ErrStateChanged)
+	wantIs(t, "confirm past the expiry", f.st.OrderStore.ConfirmOrder(f.ctx, &overdue, f.outboxEvent(ticketing.EventOrderPaid, &overdue), o.ExpiresAt, false), ticketing.ErrStateChanged)
 	wantIs(t, "cancel overdue-only before the expiry",
-		f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, true), ticketing.ErrStateChanged)
+		f.st.OrderStore.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, true), ticketing.ErrStateChanged)
 	f.pay(t, o)
 	again := *o
 	again.Version--
-	wantIs(t, "confirm twice", f.st.ConfirmOrder(f.ctx, &again, f.outboxEvent(ticketing.EventOrderPaid, &again), f.now, false), ticketing.ErrStateChanged)
-	wantIs(t, "cancel a paid order", f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, false), ticketing.ErrStateChanged)
-	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderPaid || got.Version != 3 || len(got.Tickets) != 2 {
+	wantIs(t, "confirm twice", f.st.OrderStore.ConfirmOrder(f.ctx, &again, f.outboxEvent(ticketing.EventOrderPaid, &again), f.now, false), ticketing.ErrStateChanged)
+	wantIs(t, "cancel a paid order", f.st.OrderStore.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), f.now, false), ticketing.ErrStateChanged)
+	if got, _ := f.st.OrderStore.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderPaid || got.Version != 3 || len(got.Tickets) != 2 {
 		t.Fatalf("paid order %+v", got)
 	}
 	settle := f.now.Add(time.Minute)
 	o.Refund = &ticketing.Refund{ID: "rfd_1", Status: ticketing.RefundPending, Amount: o.TotalPrice, Currency: "RUB", CreatedAt: f.now, SettleAt: &settle}
-	must(t, "start the refund", f.st.StartRefund(f.ctx, o))
-	wantIs(t, "start it again from a stale version", f.st.StartRefund(f.ctx, &again), ticketing.ErrStateChanged)
+	must(t, "start the refund", f.st.OrderStore.StartRefund(f.ctx, o))
+	wantIs(t, "start it again from a stale version", f.st.OrderStore.StartRefund(f.ctx, &again), ticketing.ErrStateChanged)
 	done := *o
 	done.Status = ticketing.OrderRefunded
-	must(t, "complete the refund", f.st.CompleteRefund(f.ctx, &done, f.outboxEvent(ticketing.EventOrderRefunded, &done)))
-	wantIs(t, "complete it twice", f.st.CompleteRefund(f.ctx, o, f.outboxEvent(ticketing.EventOrderRefunded, o)), ticketing.ErrStateChanged)
-	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderRefunded || got.Version != 5 {
+	must(t, "complete the refund", f.st.OrderStore.CompleteRefund(f.ctx, &done, f.outboxEvent(ticketing.EventOrderRefunded, &done)))
+	wantIs(t, "complete it twice", f.st.OrderStore.CompleteRefund(f.ctx, o, f.outboxEvent(ticketing.EventOrderRefunded, o)), ticketing.ErrStateChanged)
+	if got, _ := f.st.OrderStore.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderRefunded || got.Version != 5 {
 		t.Fatalf("refunded order %+v", got)
 	}
 	if n := f.sold(t); n != 0 {
@@ -104,15 +104,15 @@ func testOrderStates(t *testing.T, f *fixture) {
 
 func testCancel(t *testing.T, f *fixture) {
 	o := f.gaOrder(2)
-	must(t, "create", f.st.CreateOrder(f.ctx, o, f.event(t), f.now))
+	must(t, "create", f.st.OrderStore.CreateOrder(f.ctx, o, f.event(t), f.now))
 	c := *o
 	c.Status, c.CancelReason = ticketing.OrderCancelled, "expired"
-	must(t, "cancel overdue-only at the expiry", f.st.CancelOrder(f.ctx, &c, f.outboxEvent(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true))
-	wantIs(t, "cancel twice", f.st.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), o.ExpiresAt, false), ticketing.ErrStateChanged)
+	must(t, "cancel overdue-only at the expiry", f.st.OrderStore.CancelOrder(f.ctx, &c, f.outboxEvent(ticketing.EventOrderCancelled, &c), o.ExpiresAt, true))
+	wantIs(t, "cancel twice", f.st.OrderStore.CancelOrder(f.ctx, o, f.outboxEvent(ticketing.EventOrderCancelled, o), o.ExpiresAt, false), ticketing.ErrStateChanged)
 	if n := f.sold(t); n != 0 {
 		t.Fatalf("sold %d after the cancellation, want 0 (never negative)", n)
 	}
-	if got, _ := f.st.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderCancelled || got.CancelReason != "expired" {
+	if got, _ := f.st.OrderStore.GetOrder(f.ctx, o.ID); got.Status != ticketing.OrderCancelled || got.CancelReason != "expired" {
 		t.Fatalf("cancelled order %+v", got)
 	}
 }
@@ -131,37 +131,37 @@ func (f *fixture) seatOrder(h *ticketing.Hold) *ticketing.Order {
 func testSeatOrder(t *testing.T, f *fixture) {
 	e := f.event(t)
 	h := f.hold("seat_1", "seat_2")
-	must(t, "hold", f.st.CreateHold(f.ctx, h, nil, nil, f.now))
+	must(t, "hold", f.st.HoldStore.CreateHold(f.ctx, h, nil, nil, f.now))
 	o := f.seatOrder(h)
-	must(t, "order the held seats", f.st.CreateOrder(f.ctx, o, e, f.now))
+	must(t, "order the held seats", f.st.OrderStore.CreateOrder(f.ctx, o, e, f.now))
 	if s, _ := f.seat(t, "seat_2"); s.Status != ticketing.SeatReserved || !s.Until.Equal(o.ExpiresAt) {
 		t.Fatalf("ordered seat %+v, want reserved until the order's expiry", s)
 	}
-	if ok, _ := f.st.ReleaseSeat(f.ctx, h, h.Seats[0], f.now); ok {
+	if ok, _ := f.st.HoldStore.ReleaseSeat(f.ctx, h, h.Seats[0], f.now); ok {
 		t.Fatal("released a seat an order holds")
 	}
-	wantStock(t, "a used reservation", f.st.CreateOrder(f.ctx, f.seatOrder(h), e, f.now), 0, true)
+	wantStock(t, "a used reservation", f.st.OrderStore.CreateOrder(f.ctx, f.seatOrder(h), e, f.now), 0, true)
 	h2 := f.hold("seat_3")
-	must(t, "hold seat_3", f.st.CreateHold(f.ctx, h2, nil, nil, f.now))
-	wantStock(t, "a reservation past its hold", f.st.CreateOrder(f.ctx, f.seatOrder(h2), e, h2.ExpiresAt), 0, true)
+	must(t, "hold seat_3", f.st.HoldStore.CreateHold(f.ctx, h2, nil, nil, f.now))
+	wantStock(t, "a reservation past its hold", f.st.OrderStore.CreateOrder(f.ctx, f.seatOrder(h2), e, h2.ExpiresAt), 0, true)
 	f.pay(t, o)
 	if s, _ := f.seat(t, "seat_1"); s.Status != ticketing.SeatSold || !s.Taken(f.now.Add(1000*time.Hour)) {
 		t.Fatalf("paid seat %+v, want sold", s)
 	}
-	wantStock(t, "hold a sold seat", f.st.CreateHold(f.ctx, f.hold("seat_1"), nil, nil, f.now.Add(time.Hour)), 0, true)
+	wantStock(t, "hold a sold seat", f.st.HoldStore.CreateHold(f.ctx, f.hold("seat_1"), nil, nil, f.now.Add(time.Hour)), 0, true)
 }
 
 func testTicketNumbers(t *testing.T, f *fixture) {
 	e := f.event(t)
 	a, b := f.gaOrder(1), f.gaOrder(1)
-	must(t, "create a", f.st.CreateOrder(f.ctx, a, e, f.now))
-	must(t, "create b", f.st.CreateOrder(f.ctx, b, e, f.now))
+	must(t, "create a", f.st.OrderStore.CreateOrder(f.ctx, a, e, f.now))
+	must(t, "create b", f.st.OrderStore.CreateOrder(f.ctx, b, e, f.now))
 	f.pay(t, a)
 	n := *b
 	n.Status, n.TicketNumber = ticketing.OrderPaid, a.Tickets[0].Number
 	n.Tickets = []ticketing.Ticket{{Number: f.id("TIX-C"), Status: ticketing.TicketIssued}}
-	wantIs(t, "a taken ticket number", f.st.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now, false), ticketing.ErrTicketNumberTaken)
-	if got, _ := f.st.GetOrder(f.ctx, b.ID); got.Status != ticketing.OrderPending {
+	wantIs(t, "a taken ticket number", f.st.OrderStore.ConfirmOrder(f.ctx, &n, f.outboxEvent(ticketing.EventOrderPaid, &n), f.now, false), ticketing.ErrTicketNumberTaken)
+	if got, _ := f.st.OrderStore.GetOrder(f.ctx, b.ID); got.Status != ticketing.OrderPending {
 		t.Fatalf("order with a refused number is %s, want pending", got.Status)
 	}
 	f.pay(t, b)
@@ -175,19 +175,19 @@ func testPromoUses(t *testing.T, f *fixture) {
 		return o
 	}
 	a := promoted()
-	must(t, "first use", f.st.CreateOrder(f.ctx, a, e, f.now))
-	wantIs(t, "second use of a code usable once", f.st.CreateOrder(f.ctx, promoted(), e, f.now), ticketing.ErrPromoExhausted)
-	if n, err := f.st.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 1 || err != nil {
+	must(t, "first use", f.st.OrderStore.CreateOrder(f.ctx, a, e, f.now))
+	wantIs(t, "second use of a code usable once", f.st.OrderStore.CreateOrder(f.ctx, promoted(), e, f.now), ticketing.ErrPromoExhausted)
+	if n, err := f.st.Catalog.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 1 || err != nil {
 		t.Fatalf("uses %d, %v; want 1", n, err)
 	}
 	if n := f.sold(t); n != 1 {
 		t.Fatalf("a refused order took stock: sold %d", n)
 	}
-	must(t, "cancel", f.st.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
-	if n, _ := f.st.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 0 {
+	must(t, "cancel", f.st.OrderStore.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
+	if n, _ := f.st.Catalog.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 0 {
 		t.Fatalf("uses %d after the cancellation, want 0", n)
 	}
-	must(t, "the code again", f.st.CreateOrder(f.ctx, promoted(), e, f.now))
+	must(t, "the code again", f.st.OrderStore.CreateOrder(f.ctx, promoted(), e, f.now))
 }
 
 func testClientCap(t *testing.T, f *fixture) {
@@ -198,27 +198,27 @@ func testClientCap(t *testing.T, f *fixture) {
 		return o
 	}
 	a := capped(2)
-	must(t, "first", f.st.CreateOrder(f.ctx, a, e, f.now))
-	wantIs(t, "over the units", f.st.CreateOrder(f.ctx, capped(2), e, f.now), ticketing.ErrClientCap)
-	must(t, "second", f.st.CreateOrder(f.ctx, capped(1), e, f.now))
-	wantIs(t, "over the orders", f.st.CreateOrder(f.ctx, capped(0), e, f.now), ticketing.ErrClientCap)
-	if ids, err := f.st.ClientCapOverdue(f.ctx, a.ClientCap.Key, f.now); len(ids) != 0 || err != nil {
+	must(t, "first", f.st.OrderStore.CreateOrder(f.ctx, a, e, f.now))
+	wantIs(t, "over the units", f.st.OrderStore.CreateOrder(f.ctx, capped(2), e, f.now), ticketing.ErrClientCap)
+	must(t, "second", f.st.OrderStore.CreateOrder(f.ctx, capped(1), e, f.now))
+	wantIs(t, "over the orders", f.st.OrderStore.CreateOrder(f.ctx, capped(0), e, f.now), ticketing.ErrClientCap)
+	if ids, err := f.st.Limits.ClientCapOverdue(f.ctx, a.ClientCap.Key, f.now); len(ids) != 0 || err != nil {
 		t.Fatalf("overdue before the expiry: %v, %v", ids, err)
 	}
-	ids, err := f.st.ClientCapOverdue(f.ctx, a.ClientCap.Key, a.ExpiresAt)
+	ids, err := f.st.Limits.ClientCapOverdue(f.ctx, a.ClientCap.Key, a.ExpiresAt)
 	if err != nil || len(ids) != 2 {
 		t.Fatalf("overdue at the expiry: %v, %v; want both", ids, err)
 	}
-	must(t, "cancel", f.st.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
-	must(t, "a place given back", f.st.CreateOrder(f.ctx, capped(2), e, f.now))
+	must(t, "cancel", f.st.OrderStore.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
+	must(t, "a place given back", f.st.OrderStore.CreateOrder(f.ctx, capped(2), e, f.now))
 }
 
 func testDueTimers(t *testing.T, f *fixture) {
 	o := f.gaOrder(1)
-	must(t, "create", f.st.CreateOrder(f.ctx, o, f.event(t), f.now))
+	must(t, "create", f.st.OrderStore.CreateOrder(f.ctx, o, f.event(t), f.now))
 	due := func(at time.Time) []ticketing.Timer {
 		t.Helper()
-		ts, err := f.st.DueTimers(f.ctx, at, 10)
+		ts, err := f.st.Due.DueTimers(f.ctx, at, 10)
 		must(t, "due timers", err)
 		return ts
 	}
@@ -234,12 +234,12 @@ func testDueTimers(t *testing.T, f *fixture) {
 	}
 	settle := f.now.Add(time.Minute)
 	o.Refund = &ticketing.Refund{ID: "rfd_2", Status: ticketing.RefundPending, Amount: o.TotalPrice, CreatedAt: f.now, SettleAt: &settle}
-	must(t, "start the refund", f.st.StartRefund(f.ctx, o))
+	must(t, "start the refund", f.st.OrderStore.StartRefund(f.ctx, o))
 	if ts := due(settle); len(ts) != 1 || ts[0].Kind != ticketing.TimerRefundSettle {
 		t.Fatalf("due at the settlement: %+v", ts)
 	}
 	o.Status = ticketing.OrderRefunded
-	must(t, "complete", f.st.CompleteRefund(f.ctx, o, f.outboxEvent(ticketing.EventOrderRefunded, o)))
+	must(t, "complete", f.st.OrderStore.CompleteRefund(f.ctx, o, f.outboxEvent(ticketing.EventOrderRefunded, o)))
 	if ts := due(settle); len(ts) != 0 {
 		t.Fatalf("a refunded order still owes %+v", ts)
 	}
@@ -249,19 +249,19 @@ func testBudgets(t *testing.T, f *fixture) {
 	window := time.Minute
 	start := f.now.Truncate(window)
 	for i, want := range []bool{true, true, false} {
-		ok, reset, err := f.st.AdmitClientRate(f.ctx, "c1", 2, window, start.Add(time.Second))
+		ok, reset, err := f.st.Limits.AdmitClientRate(f.ctx, "c1", 2, window, start.Add(time.Second))
 		if err != nil || ok != want || !reset.Equal(start.Add(window)) {
 			t.Fatalf("request %d: %v, %v, %v; want %v reset at %v", i, ok, reset, err, want, start.Add(window))
 		}
-		_, ok, _, err = f.st.AdmitHoldIP(f.ctx, "ip1", 2, window, start.Add(time.Second))
+		_, ok, _, err = f.st.Limits.AdmitHoldIP(f.ctx, "ip1", 2, window, start.Add(time.Second))
 		if err != nil || ok != want {
 			t.Fatalf("hold request %d: %v, %v; want %v", i, ok, err, want)
 		}
 	}
-	if ok, _, _ := f.st.AdmitClientRate(f.ctx, "c1", 2, window, start.Add(window)); !ok {
+	if ok, _, _ := f.st.Limits.AdmitClientRate(f.ctx, "c1", 2, window, start.Add(window)); !ok {
 		t.Fatal("the next window is refused")
 	}
-	if _, ok, _, _ := f.st.AdmitHoldIP(f.ctx, "ip1", 2, window, start.Add(window)); !ok {
+	if _, ok, _, _ := f.st.Limits.AdmitHoldIP(f.ctx, "ip1", 2, window, start.Add(window)); !ok {
 		t.Fatal("the next hold window is refused")
 	}
 }
@@ -272,29 +272,29 @@ func testListOrders(t *testing.T, f *fixture) {
 	for i := range 3 {
 		o := f.gaOrder(1)
 		o.CreatedAt = f.now.Add(time.Duration(i) * time.Second)
-		must(t, "create", f.st.CreateOrder(f.ctx, o, e, f.now))
+		must(t, "create", f.st.OrderStore.CreateOrder(f.ctx, o, e, f.now))
 		ids = append(ids, o.ID)
 	}
 	q := ticketing.OrderQuery{OrganizerID: Org, Environment: ticketing.EnvTest, Limit: 2, Now: f.now}
-	page, err := f.st.ListOrders(f.ctx, q)
+	page, err := f.st.OrderStore.ListOrders(f.ctx, q)
 	if err != nil || len(page.Orders) != 2 || !page.HasMore || page.Orders[0].ID != ids[2] || page.Orders[1].ID != ids[1] {
 		t.Fatalf("first page %+v, %v; want %s, %s", page, err, ids[2], ids[1])
 	}
 	q.Cursor = page.NextCursor
-	page, err = f.st.ListOrders(f.ctx, q)
+	page, err = f.st.OrderStore.ListOrders(f.ctx, q)
 	if err != nil || len(page.Orders) != 1 || page.HasMore || page.Orders[0].ID != ids[0] {
 		t.Fatalf("second page %+v, %v; want %s", page, err, ids[0])
 	}
 	q = ticketing.OrderQuery{OrganizerID: Org, Environment: ticketing.EnvTest, Limit: 10, Status: ticketing.OrderCancelled, Now: f.now.Add(time.Hour)}
-	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 3 {
+	if page, err = f.st.OrderStore.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 3 {
 		t.Fatalf("overdue pending orders listed as cancelled: %+v, %v", page, err)
 	}
 	q.Status, q.Now = ticketing.OrderPending, f.now
-	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 3 {
+	if page, err = f.st.OrderStore.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 3 {
 		t.Fatalf("pending orders: %+v, %v", page, err)
 	}
 	q.OrganizerID = "org_other"
-	if page, err = f.st.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 0 {
+	if page, err = f.st.OrderStore.ListOrders(f.ctx, q); err != nil || len(page.Orders) != 0 {
 		t.Fatalf("another organizer's listing: %+v, %v", page, err)
 	}
 
@@ -303,14 +303,14 @@ func testListOrders(t *testing.T, f *fixture) {
 	for range 2 {
 		o := f.gaOrder(1)
 		o.CreatedAt = f.now.Add(2 * time.Second)
-		must(t, "create", f.st.CreateOrder(f.ctx, o, e, f.now))
+		must(t, "create", f.st.OrderStore.CreateOrder(f.ctx, o, e, f.now))
 		ids = append(ids, o.ID)
 	}
 	want := []string{ids[4], ids[3], ids[2], ids[1], ids[0]}
 	var got []string
 	q = ticketing.OrderQuery{OrganizerID: Org, Environment: ticketing.EnvTest, Limit: 1, Status: ticketing.OrderPending, Now: f.now}
 	for range len(want) + 1 {
-		page, err := f.st.ListOrders(f.ctx, q)
+		page, err := f.st.OrderStore.ListOrders(f.ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,46 +336,46 @@ func testClientCapHolds(t *testing.T, f *fixture) {
 	capOf := func() *ticketing.ClientCap { return &ticketing.ClientCap{Key: key, MaxOrders: 5, MaxUnits: 4} }
 	h := f.hold("seat_1", "seat_2", "seat_3")
 	h.ClientCap = capOf()
-	must(t, "hold three", f.st.CreateHold(f.ctx, h, nil, nil, f.now))
+	must(t, "hold three", f.st.HoldStore.CreateHold(f.ctx, h, nil, nil, f.now))
 	over := f.hold("seat_4", "seat_5")
 	over.ClientCap = capOf()
-	wantIs(t, "a hold past the units", f.st.CreateHold(f.ctx, over, nil, nil, f.now), ticketing.ErrClientCap)
+	wantIs(t, "a hold past the units", f.st.HoldStore.CreateHold(f.ctx, over, nil, nil, f.now), ticketing.ErrClientCap)
 	ga := func(qty int) *ticketing.Order {
 		o := f.gaOrder(qty)
 		o.ClientCap = capOf()
 		return o
 	}
-	wantIs(t, "an order past the units", f.st.CreateOrder(f.ctx, ga(2), e, f.now), ticketing.ErrClientCap)
+	wantIs(t, "an order past the units", f.st.OrderStore.CreateOrder(f.ctx, ga(2), e, f.now), ticketing.ErrClientCap)
 	// Ordering two of the held seats moves them: still 3.
 	seated := f.seatOrder(h)
 	seated.Lines = seated.Lines[:2]
 	seated.Quantity = 2
 	seated.ClientCap = capOf()
 	seated.ClientCap.Holds = map[string]int{h.ID: 2}
-	must(t, "order two held seats", f.st.CreateOrder(f.ctx, seated, e, f.now))
-	must(t, "one more unit", f.st.CreateOrder(f.ctx, ga(1), e, f.now)) // 4
-	wantIs(t, "full", f.st.CreateOrder(f.ctx, ga(1), e, f.now), ticketing.ErrClientCap)
-	if ok, err := f.st.ReleaseSeat(f.ctx, h, h.Seats[2], f.now); !ok || err != nil {
+	must(t, "order two held seats", f.st.OrderStore.CreateOrder(f.ctx, seated, e, f.now))
+	must(t, "one more unit", f.st.OrderStore.CreateOrder(f.ctx, ga(1), e, f.now)) // 4
+	wantIs(t, "full", f.st.OrderStore.CreateOrder(f.ctx, ga(1), e, f.now), ticketing.ErrClientCap)
+	if ok, err := f.st.HoldStore.ReleaseSeat(f.ctx, h, h.Seats[2], f.now); !ok || err != nil {
 		t.Fatalf("release the third seat: %v %v", ok, err)
 	}
-	must(t, "the released seat's unit", f.st.CreateOrder(f.ctx, ga(1), e, f.now)) // 4
-	if n, err := f.st.ReleaseOverdueHolds(f.ctx, key, f.now); n != 0 || err != nil {
+	must(t, "the released seat's unit", f.st.OrderStore.CreateOrder(f.ctx, ga(1), e, f.now)) // 4
+	if n, err := f.st.Limits.ReleaseOverdueHolds(f.ctx, key, f.now); n != 0 || err != nil {
 		t.Fatalf("live hold given back: %d %v", n, err)
 	}
 	h2 := f.hold("seat_4")
 	h2.ClientCap = capOf()
-	wantIs(t, "still full", f.st.CreateHold(f.ctx, h2, nil, nil, f.now), ticketing.ErrClientCap)
-	must(t, "cancel an order", f.st.CancelOrder(f.ctx, seated, f.outboxEvent(ticketing.EventOrderCancelled, seated), f.now, false))
-	must(t, "a hold in its place", f.st.CreateHold(f.ctx, h2, nil, nil, f.now)) // 2 + 1
+	wantIs(t, "still full", f.st.HoldStore.CreateHold(f.ctx, h2, nil, nil, f.now), ticketing.ErrClientCap)
+	must(t, "cancel an order", f.st.OrderStore.CancelOrder(f.ctx, seated, f.outboxEvent(ticketing.EventOrderCancelled, seated), f.now, false))
+	must(t, "a hold in its place", f.st.HoldStore.CreateHold(f.ctx, h2, nil, nil, f.now)) // 2 + 1
 	later := h2.ExpiresAt
 	for i, want := range []int{2, 0} { // h (nothing left counted) and h2; then none
-		if n, err := f.st.ReleaseOverdueHolds(f.ctx, key, later); n != want || err != nil {
+		if n, err := f.st.Limits.ReleaseOverdueHolds(f.ctx, key, later); n != want || err != nil {
 			t.Fatalf("expired holds given back (call %d): %d %v, want %d", i, n, err, want)
 		}
 	}
 	h3 := f.hold("seat_5")
 	h3.ClientCap = capOf()
 	h3.ExpiresAt = later.Add(15 * time.Minute)
-	must(t, "a hold after the expiry", f.st.CreateHold(f.ctx, h3, nil, nil, later))                 // 2 + 1
-	wantIs(t, "but not two more", f.st.CreateOrder(f.ctx, ga(2), e, later), ticketing.ErrClientCap) // the two pending orders still count
+	must(t, "a hold after the expiry", f.st.HoldStore.CreateHold(f.ctx, h3, nil, nil, later))                  // 2 + 1
+	wantIs(t, "but not two more", f.st.OrderStore.CreateOrder(f.ctx, ga(2), e, later), ticketing.ErrClientCap) // the two pending orders still count
 }
