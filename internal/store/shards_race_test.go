@@ -171,7 +171,9 @@ func (sr *shardRace) giveBack(ctx context.Context, o *ticketing.Order, way int) 
 		p := *o
 		paid := r.now
 		p.Status, p.PaidAt, p.TicketNumber = ticketing.OrderPaid, &paid, r.id("TIX-R")
-		if err := retried(func() error { return r.st.Orders.ConfirmOrder(ctx, &p, r.event(ticketing.EventOrderPaid, &p), r.now, false) }); err != nil {
+		if err := retried(func() error {
+			return r.st.Orders.ConfirmOrder(ctx, &p, r.event(ticketing.EventOrderPaid, &p), r.now, false)
+		}); err != nil {
 			return err
 		}
 		p.Refund = &ticketing.Refund{ID: r.id("rfd_r"), Status: ticketing.RefundPending, Amount: p.TotalPrice, Currency: "RUB", CreatedAt: r.now}

@@ -173,7 +173,7 @@ func newApp(ctx context.Context) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Sales.Deps.Timers = nil                       // order expiry is not measured here
+	a.Sales.Deps.Timers = nil                  // order expiry is not measured here
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the receiver is on this machine
 	return a, nil
 }
