@@ -210,10 +210,10 @@ func ValidSenderName(name string) error {
 	return nil
 }
 
-// Store errors.
+// Store errors: ticketing's, the one vocabulary of every store port.
 var (
-	ErrNotFound     = errors.New("not found")
-	ErrStateChanged = errors.New("state changed concurrently")
+	ErrNotFound     = ticketing.ErrNotFound
+	ErrStateChanged = ticketing.ErrStateChanged
 )
 
 // Store is the persistence port (the DynamoDB adapter implements it).

@@ -57,6 +57,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Is makes a not_found error ErrNotFound (errors.Is).
+func (e *Error) Is(target error) bool { return target == ErrNotFound && e.Code == CodeNotFound }
+
 // Errorf builds an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -6,12 +6,18 @@ import (
 	"time"
 )
 
-// Errors the sales store returns when a condition fails; the service turns
+// Errors the store ports return when a condition fails; the services turn
 // them into contract errors. Storage-specific failures never leak further.
+// ErrNotFound and ErrStateChanged are the one vocabulary of every port
+// (ticketing's, webhook's and email's).
 var (
-	// ErrStateChanged: the order is no longer in the state the write expected
-	// (someone else paid, cancelled, expired or refunded it first).
-	ErrStateChanged = errors.New("order state changed concurrently")
+	// ErrNotFound: no such item. A not_found *Error (NotFound) is ErrNotFound
+	// too, so errors.Is(err, ErrNotFound) holds whichever a port returns.
+	ErrNotFound = errors.New("not found")
+	// ErrStateChanged: the item is no longer in the state or version the
+	// write expected (for an order: someone else paid, cancelled, expired or
+	// refunded it first); the caller re-reads or gives up.
+	ErrStateChanged = errors.New("state changed concurrently")
 	// ErrIdempotencyTaken: the Idempotency-Key record exists (see the returned record).
 	ErrIdempotencyTaken = errors.New("idempotency key already bound")
 	// ErrLeaseLost: another invocation claimed the idempotency lease first.

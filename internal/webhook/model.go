@@ -159,11 +159,11 @@ type DeliveryPage struct {
 
 // Store errors.
 var (
-	// ErrNotFound: no such endpoint, delivery or event.
-	ErrNotFound = errors.New("not found")
+	// ErrNotFound: no such endpoint, delivery or event (ticketing's).
+	ErrNotFound = ticketing.ErrNotFound
 	// ErrStateChanged: the item changed since it was read (version or state
-	// condition failed); the caller re-reads or gives up.
-	ErrStateChanged = errors.New("state changed concurrently")
+	// condition failed); the caller re-reads or gives up (ticketing's).
+	ErrStateChanged = ticketing.ErrStateChanged
 	// ErrTooManyEndpoints: the organizer's environment has MaxEndpoints already.
 	ErrTooManyEndpoints = errors.New("too many endpoints")
 )
