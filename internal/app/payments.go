@@ -16,7 +16,7 @@ import (
 	"tix/internal/webhook"
 )
 
-// PaymentAccounts reads organizers' acquiring terminals (store.Store).
+// PaymentAccounts reads organizers' acquiring terminals (store.Payments).
 type PaymentAccounts interface {
 	GetPaymentAccount(ctx context.Context, organizerID string) (*ticketing.PaymentAccount, error)
 	PaymentAccountByTerminal(ctx context.Context, acquirer, terminalKey string) (*ticketing.PaymentAccount, error)
@@ -59,7 +59,7 @@ type cachedLive struct {
 // ErrNoTerminal: the organizer has connected no acquiring terminal.
 var ErrNoTerminal = errors.New("the organizer has no T-Bank terminal connected (tixctl organizers connect-tbank)")
 
-// Provider is ticketing.Sales.Payments.
+// Provider is ticketing.SalesDeps.Payments.
 func (p *Payments) Provider(ctx context.Context, organizerID string, env ticketing.Environment) (ticketing.PaymentProvider, error) {
 	if env != ticketing.EnvLive {
 		return p.Test, nil

@@ -77,7 +77,7 @@ func ParseSESNotification(body []byte) ([]Suppression, error) {
 // Normalize is the suppression list's key of an address: trimmed, lower case.
 func Normalize(addr string) string { return strings.ToLower(strings.TrimSpace(addr)) }
 
-// Suppressor records suppressed addresses (store.Store).
+// Suppressor records suppressed addresses (store.Emails).
 type Suppressor interface {
 	Suppress(ctx context.Context, s Suppression) error
 }

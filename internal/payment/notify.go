@@ -15,7 +15,7 @@ import (
 // the body is looked up, its password opened, and the Token checked over
 // every root scalar field received before anything in the body is believed;
 // then the body is read strictly. What it yields names a payment to ask the
-// bank about, nothing more (ticketing.Sales.PaymentNotified).
+// bank about, nothing more (ticketing.Payments.PaymentNotified).
 type TBankNotifications struct {
 	// Account finds a terminal's account (a not_found error when unknown).
 	Account func(ctx context.Context, terminalKey string) (*ticketing.PaymentAccount, error)
