@@ -19,6 +19,8 @@ import (
 	"tix/internal/emailsend"
 	"tix/internal/logging"
 	"tix/internal/queue"
+	"tix/internal/secretscan"
+	"tix/internal/secretscan/keylist"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -41,6 +43,8 @@ type App struct {
 	// EnableEmail gave it the sender (the deliver function); with
 	// TIX_MAIL_SENDER=none it is nil and no email job is written.
 	Email *emailjobs.Service
+	// Leaks applies secret scanning reports (POST /v1/secret-scanning/github).
+	Leaks *secretscan.Service
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -96,13 +100,23 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		}
 		return sales.Payments.PaymentNotified(ctx, u)
 	}
-	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
+	leaks := NewSecretScanning(cfg, st, c)
+	srv.SecretScanning = leaks
+	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays, Leaks: leaks}
 	if cfg.Mail.Sender != "none" {
 		// Jobs are written here; only the deliver function sends them
 		// (internal/app/sending gives it the sender and the renderer).
 		EnableEmail(a, nil, nil)
 	}
 	return a, nil
+}
+
+// NewSecretScanning builds the service that applies secret scanning reports,
+// verified under the key list of TIX_SECRET_SCANNING_KEYS_URL; its owner
+// alerts go out once EnableEmail gave it the email pipeline.
+func NewSecretScanning(cfg config.Config, st *store.Store, c clock.Clock) *secretscan.Service {
+	return &secretscan.Service{Keys: st, Clock: c,
+		Publisher: &keylist.List{URL: cfg.SecretScanning.KeysURL, TTL: cfg.SecretScanning.KeysTTL, Now: c.Now}}
 }
 
 // NewWebhooks builds the webhook service of the configuration.
@@ -237,6 +251,9 @@ func EnableEmail(a *App, sender emailsend.Sender, r emailjobs.Renderer) *emailjo
 	a.Server.Email = a.Email
 	a.Server.KeyIPs = &emailjobs.IPWatch{Store: a.Store.Keys, Mail: a.Email}
 	a.Server.CeilingAlerts = &emailjobs.CeilingWatch{Mail: a.Email}
+	if a.Leaks != nil {
+		a.Leaks.Alerts = a.Email
+	}
 	return a.Email
 }
 
