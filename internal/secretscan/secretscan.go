@@ -174,29 +174,34 @@ func (s *Service) apply(ctx context.Context, m Match) (string, error) {
 	}
 	slog.WarnContext(ctx, "leaked key reported", "key_id", k.ID, "organizer_id", k.OrganizerID, "revoked_now", revoked,
 		"revoke_reason", k.RevokeReason, "source", m.URL)
-	if k.RevokeReason == auth.RevokedLeaked {
-		if err := s.alert(ctx, k); err != nil {
-			return "", err
-		}
+	if _, err := AlertOwner(ctx, s.Alerts, k); err != nil {
+		return "", err
 	}
 	return TruePositive, nil
 }
 
-// alert tells the owner of a key revoked as leaked, with the source stored on
-// the key (the first report's). The alert is written once per key, so a
-// report sent again, after an alert that failed to be written, writes it.
-func (s *Service) alert(ctx context.Context, k *auth.Key) error {
-	if s.Alerts == nil {
+// AlertOwner tells the owner of a key revoked as leaked (nothing for a key
+// revoked otherwise), with the source stored on the key (the first
+// report's), and returns how many contacts will be told. The alert is
+// written once per key, so a report sent again after an alert that failed to
+// be written writes it, and one sent again after it was written writes
+// nothing. alerts nil (email off) logs that the owner was not told.
+func AlertOwner(ctx context.Context, alerts Alerts, k *auth.Key) (int, error) {
+	if k.RevokeReason != auth.RevokedLeaked || k.RevokedAt == nil {
+		return 0, nil
+	}
+	if alerts == nil {
 		slog.WarnContext(ctx, "leaked key revoked, owner not told: email is off (TIX_MAIL_SENDER)", "key_id", k.ID)
-		return nil
+		return 0, nil
 	}
 	label := fmt.Sprintf("%s_%s_...%s", k.Type, k.Environment, k.Last4)
 	source := k.LeakSource
 	if source == "" {
 		source = "no URL reported"
 	}
-	if _, err := s.Alerts.KeyLeaked(ctx, k.OrganizerID, k.ID, label, source, *k.RevokedAt); err != nil {
-		return fmt.Errorf("owner alert of leaked key %s: %w", k.ID, err)
+	n, err := alerts.KeyLeaked(ctx, k.OrganizerID, k.ID, label, source, *k.RevokedAt)
+	if err != nil {
+		return 0, fmt.Errorf("owner alert of leaked key %s: %w", k.ID, err)
 	}
-	return nil
+	return n, nil
 }
