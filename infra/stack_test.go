@@ -44,6 +44,8 @@ var (
 	// context (dev takes the defaults: the API's own URL, the production bank).
 	prodPublicURL = "https://api.tix.example"
 	prodTBankURL  = "https://bank.example/eacq"
+	// prodSecretScanningKeysURL: the context secretScanningKeysUrl of prod.
+	prodSecretScanningKeysURL = "https://scanner.example/meta/public_keys/secret_scanning"
 	// prod is prepared for an on-sale, as from context (onsale_test.go checks
 	// the parsing); dev keeps the everyday stack.
 	// prod sends email through SES as prodMailFrom, with the stack creating
@@ -122,6 +124,7 @@ func synthAll() error {
 			props.PublicURL, props.TBankAPIURL = prodPublicURL+"/", prodTBankURL // the trailing slash is dropped
 			props.OnSale = prodOnSale
 			props.MailFrom, props.MailIdentity = prodMailFrom, prodMailIdentity
+			props.SecretScanningKeysURL = prodSecretScanningKeysURL
 		case edgeStage: // in us-east-1: the stack makes its web ACL
 			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(edgeAccount), Region: jsii.String("us-east-1")}
 			props.Edge = edgeProps

@@ -237,3 +237,20 @@ func TestKeyList_RefetchOnUnknownKeyIsRateLimited(t *testing.T) {
 func asError(err error, e **ticketing.Error) bool {
 	return errors.As(err, e)
 }
+
+// A key list that cannot be read fails the report (GitHub sends it again)
+// rather than refusing it, and is not asked again within the refetch gap.
+func TestKeyList_UnreadableListFailsTheReport(t *testing.T) {
+	c := clock.NewFixed(time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC))
+	rep := scantest.New()
+	rep.Close() // nothing answers at its URL
+	svc := &secretscan.Service{Publisher: &keylist.List{URL: rep.KeysURL(), TTL: time.Hour, Now: c.Now}, Keys: &memKeys{}, Clock: c}
+	body := []byte("[]")
+	for range 2 {
+		_, err := svc.Report(context.Background(), rep.CurrentKeyID(), rep.Sign(rep.CurrentKeyID(), body), body)
+		var e *ticketing.Error
+		if err == nil || errors.As(err, &e) {
+			t.Fatalf("report with no key list: %v, want an internal error", err)
+		}
+	}
+}

@@ -73,6 +73,9 @@ func (l *List) Key(ctx context.Context, id string) (*ecdsa.PublicKey, error) {
 			l.keys, l.fetched = keys, now
 		}
 	}
+	if l.keys == nil { // never read: the report is not refused, it fails (and is sent again)
+		return nil, fmt.Errorf("secret scanning keys %s: not read yet (next try within %s)", l.URL, minGap)
+	}
 	if k, ok := l.keys[id]; ok {
 		return k, nil
 	}
