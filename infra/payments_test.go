@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"tix/internal/api"
 )
 

@@ -240,10 +240,6 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ref, err := oneKeyRef(*id, rest, "keys revoke")
-	if err != nil {
-		return err
-	}
 	if *source != "" && !*leaked {
 		return usagef("--source is for --leaked: where the leaked key was found")
 	}
@@ -252,11 +248,7 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 			return usagef("--source must be the URL where the key was found, e.g. https://github.com/owner/repo/blob/<commit>/file")
 		}
 	}
-	st, err := a.store(ctx)
-	if err != nil {
-		return err
-	}
-	k, err := findKey(ctx, st, ref)
+	st, k, err := a.namedKey(ctx, *id, rest, "keys revoke")
 	if err != nil {
 		return err
 	}
@@ -294,15 +286,7 @@ func keysShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ref, err := oneKeyRef(*id, rest, "keys show")
-	if err != nil {
-		return err
-	}
-	st, err := a.store(ctx)
-	if err != nil {
-		return err
-	}
-	k, err := findKey(ctx, st, ref)
+	_, k, err := a.namedKey(ctx, *id, rest, "keys show")
 	if err != nil {
 		return err
 	}
@@ -310,27 +294,29 @@ func keysShow(ctx context.Context, a *app, args []string) error {
 	return a.emit(v, func(w io.Writer) { printKey(w, v) })
 }
 
-// oneKeyRef is the key a command names: --id or one argument (a key id or the key).
-func oneKeyRef(id string, rest []string, cmd string) (string, error) {
-	switch {
-	case id != "" && len(rest) == 0:
-		return id, nil
-	case id == "" && len(rest) == 1 && rest[0] != "":
-		return rest[0], nil
+// namedKey reads the one key a command names, with --id or one argument: a
+// key id, or the key itself (looked up by its hash).
+func (a *app) namedKey(ctx context.Context, id string, rest []string, cmd string) (*store.Store, *auth.Key, error) {
+	ref := id
+	if id == "" && len(rest) == 1 {
+		ref = rest[0]
 	}
-	return "", usagef("%s takes one key: its id (key_...) or the key itself", cmd)
-}
-
-// findKey reads a key by its id, or by the key itself (looked up by its hash).
-func findKey(ctx context.Context, st *store.Store, ref string) (*auth.Key, error) {
+	if ref == "" || len(rest) > 1 || (id != "" && len(rest) > 0) {
+		return nil, nil, usagef("%s takes one key: its id (key_...) or the key itself", cmd)
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	if _, _, ok := auth.ParseSecret(ref); !ok {
-		return st.KeyByID(ctx, ref)
+		k, err := st.KeyByID(ctx, ref)
+		return st, k, err
 	}
 	k, err := st.LookupKey(ctx, auth.Hash(ref))
 	if errors.Is(err, auth.ErrUnknownKey) {
-		return nil, ticketing.NotFound("the key given")
+		return nil, nil, ticketing.NotFound("the key given")
 	}
-	return k, err
+	return st, k, err
 }
 
 // printKey is the text output of keys show.
