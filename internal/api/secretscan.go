@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"tix/internal/auth"
 	"tix/internal/secretscan"
 	"tix/internal/ticketing"
 )
@@ -29,6 +30,11 @@ func (s *Server) secretScanningReport(w http.ResponseWriter, r *http.Request) er
 	fb, err := s.SecretScanning.Report(r.Context(), r.Header.Get(secretscan.HeaderKeyID), r.Header.Get(secretscan.HeaderSignature), body)
 	if err != nil {
 		return err
+	}
+	for _, f := range fb {
+		if f.Label == secretscan.TruePositive {
+			s.keys.drop(auth.Hash(f.TokenRaw)) // refused by this process at once, by the others within KeyCacheTTL
+		}
 	}
 	writeJSON(w, http.StatusOK, fb)
 	return nil

@@ -38,7 +38,7 @@ type List struct {
 	URL        string
 	TTL        time.Duration
 	MinRefetch time.Duration // 0: DefaultMinRefetch
-	Client     *http.Client  // nil: a client with a 10 s timeout
+	Client     *http.Client  // nil: a client with a 5 s timeout (half the webhooks function's)
 	Now        func() time.Time
 
 	mu      sync.Mutex
@@ -102,7 +102,7 @@ type published struct {
 func (l *List) fetch(ctx context.Context) (map[string]*ecdsa.PublicKey, error) {
 	c := l.Client
 	if c == nil {
-		c = &http.Client{Timeout: 10 * time.Second}
+		c = &http.Client{Timeout: 5 * time.Second}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.URL, nil)
 	if err != nil {
