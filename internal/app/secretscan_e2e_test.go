@@ -52,7 +52,7 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
+		_ = res.Body.Close()
 		return res.StatusCode
 	}
 	if ping(sk) != 200 {
@@ -81,7 +81,7 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
+		_ = res.Body.Close()
 		if res.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("%s: status %d, want 401", name, res.StatusCode)
 		}
