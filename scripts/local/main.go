@@ -150,6 +150,14 @@ func run() error {
 		sim.stop(shutdown)
 	}()
 
+	scanSim, err := startScanSim(cfg.SecretScanning.KeysURL, getenv("TIX_ADDR"))
+	if err != nil {
+		return err
+	}
+	if scanSim != nil {
+		defer func() { _ = scanSim.Close() }()
+	}
+
 	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		return err

@@ -2,11 +2,18 @@ package main
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"tix/internal/api"
 	"tix/internal/auth"
+	"tix/internal/clock"
 	"tix/internal/email"
+	"tix/internal/secretscan"
+	"tix/internal/secretscan/keylist"
+	"tix/internal/secretscan/scantest"
 	"tix/internal/ticketing"
 )
 
@@ -75,5 +82,37 @@ func TestKeysRevokeLeaked_ByHandAsAReportDoes(t *testing.T) {
 	c.json(1, &e, "keys", "show", "key_nope")
 	if e.Error.Code != "not_found" {
 		t.Fatalf("unknown key: %+v", e)
+	}
+}
+
+// scan-sim report: the local stack's simulated GitHub signs the tokens and
+// sends them to tix's endpoint (through the real router); the secret key is
+// revoked as leaked, the rest are false positives; the output never shows a key.
+func TestScanSimReport_RevokesThroughTheEndpoint(t *testing.T) {
+	t.Parallel()
+	c, st := newCLI(t)
+	rep := scantest.NewReporter()
+	srv := &api.Server{Keys: st, Health: st, Clock: clock.System{}}
+	tix := httptest.NewServer(srv.Handler())
+	t.Cleanup(tix.Close)
+	sim := httptest.NewServer(rep.Handler(tix.URL + "/v1/secret-scanning/github"))
+	t.Cleanup(sim.Close)
+	srv.SecretScanning = &secretscan.Service{Keys: st, Clock: clock.System{},
+		Publisher: &keylist.List{URL: sim.URL + scantest.KeysPath, TTL: time.Hour}}
+	var org ticketing.Organizer
+	c.json(0, &org, "organizers", "create", "--name", "Sim", "--id", "org_scan")
+	var sk cliKey
+	c.json(0, &sk, "keys", "create", "--organizer", "org_scan", "--type", "sk", "--env", "test")
+	code, out, errOut := c.run("scan-sim", "report", "--url", sim.URL, "--source", "https://github.com/o/r/blob/1/.env", sk.Secret, "not-a-key")
+	if code != 0 || !strings.Contains(out, "true_positive  sk_test_..."+sk.Last4) || !strings.Contains(out, "false_positive  (9 characters") ||
+		strings.Contains(out, sk.Secret) {
+		t.Fatalf("scan-sim report (exit %d):\n%s\n%s", code, out, errOut)
+	}
+	k, err := st.KeyByID(context.Background(), sk.ID)
+	if err != nil || k.RevokeReason != auth.RevokedLeaked || k.LeakSource != "https://github.com/o/r/blob/1/.env" {
+		t.Fatalf("key after the simulated report: %+v %v", k, err)
+	}
+	if code, _, _ := c.run("scan-sim", "report", "--url", sim.URL); code != 2 {
+		t.Errorf("no token: exit %d, want 2", code)
 	}
 }

@@ -6,6 +6,7 @@ package scantest
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -19,15 +20,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 
 	"tix/internal/secretscan"
 )
 
 // Reporter is the partner: its keys (the last one current), the list it
-// publishes at KeysURL, and how many times that list was fetched.
+// publishes (KeysPath), and how many times that list was fetched.
 type Reporter struct {
-	srv *httptest.Server
+	srv *httptest.Server // New's; nil for one served elsewhere (Handler)
 
 	mu      sync.Mutex
 	keys    []*signingKey
@@ -40,19 +42,86 @@ type signingKey struct {
 	retired bool
 }
 
-// New starts a reporter with one current key; Close stops it.
-func New() *Reporter {
+// KeysPath is where a reporter's Handler serves its key list (GitHub's path).
+const KeysPath = "/meta/public_keys/secret_scanning"
+
+// ReportPath is where a reporter's Handler takes matches to sign and send.
+const ReportPath = "/report"
+
+// NewReporter makes a reporter with one current key, not served yet (Handler).
+func NewReporter() *Reporter {
 	r := &Reporter{}
 	r.Rotate()
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serveKeys))
+	return r
+}
+
+// New starts a reporter with one current key, its list served on a local
+// port (KeysURL); Close stops it.
+func New() *Reporter {
+	r := NewReporter()
+	r.srv = httptest.NewServer(r.Handler(""))
 	return r
 }
 
 // Close stops serving the key list.
 func (r *Reporter) Close() { r.srv.Close() }
 
-// KeysURL is where the reporter publishes its keys (TIX_SECRET_SCANNING_KEYS_URL).
-func (r *Reporter) KeysURL() string { return r.srv.URL + "/meta/public_keys/secret_scanning" }
+// KeysURL is where New's reporter publishes its keys (TIX_SECRET_SCANNING_KEYS_URL).
+func (r *Reporter) KeysURL() string { return r.srv.URL + KeysPath }
+
+// Handler serves the key list at KeysPath and, when endpoint is set (tix's
+// POST /v1/secret-scanning/github), POST ReportPath: a JSON array of matches
+// that the reporter signs with its current key and sends to endpoint, as
+// GitHub would; the answer is tix's status and body. The local stack serves
+// it (scripts/local; tixctl scan-sim report).
+func (r *Reporter) Handler(endpoint string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+KeysPath, r.serveKeys)
+	if endpoint != "" {
+		mux.HandleFunc("POST "+ReportPath, func(w http.ResponseWriter, req *http.Request) {
+			body, err := io.ReadAll(io.LimitReader(req.Body, 1<<20))
+			var ms []secretscan.Match
+			if err == nil {
+				err = json.Unmarshal(body, &ms)
+			}
+			if err != nil {
+				http.Error(w, "want a JSON array of {token, type, url, source}", http.StatusBadRequest)
+				return
+			}
+			body = Body(ms...)
+			id := r.CurrentKeyID()
+			out, err := Request(endpoint, body, id, r.Sign(id, body))
+			if err == nil {
+				var res *http.Response
+				if res, err = http.DefaultClient.Do(out.WithContext(req.Context())); err == nil {
+					defer res.Body.Close()
+					w.Header().Set("Content-Type", res.Header.Get("Content-Type"))
+					w.WriteHeader(res.StatusCode)
+					_, _ = io.Copy(w, res.Body)
+					return
+				}
+			}
+			http.Error(w, "sending the report to "+endpoint+": "+err.Error(), http.StatusBadGateway)
+		})
+	}
+	return mux
+}
+
+// ReportRemote asks the reporter served at base (Handler) to sign matches and
+// send them to tix; it returns tix's status and body.
+func ReportRemote(ctx context.Context, base string, ms ...secretscan.Match) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+ReportPath, bytes.NewReader(Body(ms...)))
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("the secret scanning simulator at %s: %w (is make run running?)", base, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res.StatusCode, b, err
+}
 
 // Fetches is how many times the key list was fetched.
 func (r *Reporter) Fetches() int {
