@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"tix/internal/auth"
-	"tix/internal/mail/mailtest"
+	"tix/internal/emailsend/emailtest"
 	"tix/internal/secretscan"
 	"tix/internal/secretscan/scantest"
 	"tix/internal/testenv"
@@ -27,7 +27,7 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 	t.Cleanup(rep.Close)
 	m := newMailStack(t, map[string]string{"TIX_SECRET_SCANNING_KEYS_URL": rep.KeysURL(), "TIX_KEY_CACHE_TTL": "1s"})
 	ctx, a := m.ctx, m.app
-	owner := mailtest.NewAddress("owner")
+	owner := emailtest.NewAddress("owner")
 	if _, err := a.Store.SetContacts(ctx, "org_mail", []string{owner}); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := mailtest.Parse(raw)
+	p, err := emailtest.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"tix/internal/api"
 	"tix/internal/auth"
 	"tix/internal/clock"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/secretscan"
 	"tix/internal/secretscan/keylist"
 	"tix/internal/secretscan/scantest"
@@ -65,7 +65,7 @@ func TestKeysRevokeLeaked_ByHandAsAReportDoes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "reason:  leaked") || !strings.Contains(out, "source:  "+src) || strings.Contains(out, sk.Secret) {
 		t.Fatalf("keys show by the key (exit %d):\n%s", code, out)
 	}
-	j, err := st.GetJob(ctx, "org_leak/alert."+email.CauseKeyLeaked+"."+sk.ID+".0")
+	j, err := st.GetJob(ctx, "org_leak/alert."+emailjobs.CauseKeyLeaked+"."+sk.ID+".0")
 	if err != nil || j.To != "owner@leak.example" || j.Alert.URL != src || j.Alert.Key != "sk_test_..."+sk.Last4 {
 		t.Fatalf("alert job %+v %v", j, err)
 	}
