@@ -21,7 +21,7 @@ func scanHarness(t *testing.T) (*harness, *scantest.Reporter) {
 	h := newHarness(t)
 	rep := scantest.New()
 	t.Cleanup(rep.Close)
-	h.srv.SecretScanning = &secretscan.Service{Keys: h.st, Clock: h.clk,
+	h.srv.SecretScanning = &secretscan.Service{Keys: h.st.Keys, Clock: h.clk,
 		Publisher: &keylist.List{URL: rep.KeysURL(), TTL: time.Hour, Now: h.clk.Now}}
 	return h, rep
 }
@@ -59,7 +59,7 @@ func TestSecretScanning_SignedReportRevokesTheKey(t *testing.T) {
 			t.Fatalf("round %d feedback: %s", round, got)
 		}
 	}
-	k, err := h.st.KeyByID(context.Background(), skKey.ID)
+	k, err := h.st.Keys.KeyByID(context.Background(), skKey.ID)
 	if err != nil || k.RevokedAt == nil || k.RevokeReason != auth.RevokedLeaked || k.LeakSource != url {
 		t.Fatalf("key after the reports: %+v %v", k, err)
 	}

@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 // verified under the key list of TIX_SECRET_SCANNING_KEYS_URL; its owner
 // alerts go out once EnableEmail gave it the email pipeline.
 func NewSecretScanning(cfg config.Config, st *store.Store, c clock.Clock) *secretscan.Service {
-	return &secretscan.Service{Keys: st, Clock: c,
+	return &secretscan.Service{Keys: st.Keys, Clock: c,
 		Publisher: &keylist.List{URL: cfg.SecretScanning.KeysURL, TTL: cfg.SecretScanning.KeysTTL, Now: c.Now}}
 }
 

@@ -28,14 +28,14 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 	m := newMailStack(t, map[string]string{"TIX_SECRET_SCANNING_KEYS_URL": rep.KeysURL(), "TIX_KEY_CACHE_TTL": "1s"})
 	ctx, a := m.ctx, m.app
 	owner := emailtest.NewAddress("owner")
-	if _, err := a.Store.SetContacts(ctx, "org_mail", []string{owner}); err != nil {
+	if _, err := a.Store.Emails.SetContacts(ctx, "org_mail", []string{owner}); err != nil {
 		t.Fatal(err)
 	}
 	key := func(typ auth.KeyType, env ticketing.Environment) (string, auth.Key) {
 		secret := auth.NewSecret(typ, env)
 		k := auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_mail", Type: typ, Environment: env, Scopes: auth.DefaultScopes(typ),
 			Last4: secret[len(secret)-4:], CreatedAt: time.Now().UTC()}
-		if err := a.Store.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+		if err := a.Store.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
 			t.Fatal(err)
 		}
 		return secret, k
@@ -86,7 +86,7 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 			t.Fatalf("%s: status %d, want 401", name, res.StatusCode)
 		}
 	}
-	if k, _ := a.Store.KeyByID(ctx, skKey.ID); k.RevokedAt != nil {
+	if k, _ := a.Store.Keys.KeyByID(ctx, skKey.ID); k.RevokedAt != nil {
 		t.Fatalf("an unverified report revoked the key: %+v", k)
 	}
 

@@ -84,7 +84,7 @@ func (s *Keys) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, er
 // RevokeKey marks a key revoked by its public id, by its operator; processes
 // that cached the key stop accepting it within their key cache's lifetime
 // (TIX_KEY_CACHE_TTL). Revoking a revoked key keeps the first revocation.
-func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
+func (s *Keys) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
 	k, _, err := s.RevokeKeyWith(ctx, keyID, auth.Revocation{At: at})
 	return k, err
 }
@@ -94,7 +94,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) (*aut
 // calls racing on one key, one conditional write wins and the others find
 // the key revoked and change nothing (the first revocation stays, with its
 // reason and source).
-func (s *Store) RevokeKeyWith(ctx context.Context, keyID string, rev auth.Revocation) (*auth.Key, bool, error) {
+func (s *Keys) RevokeKeyWith(ctx context.Context, keyID string, rev auth.Revocation) (*auth.Key, bool, error) {
 	it, err := s.keyRef(ctx, keyID)
 	if err != nil {
 		return nil, false, err
@@ -104,7 +104,7 @@ func (s *Store) RevokeKeyWith(ctx context.Context, keyID string, rev auth.Revoca
 
 // RevokeKeyByHash revokes the key whose secret hashes to hash, as
 // RevokeKeyWith does; auth.ErrUnknownKey when no key has that hash.
-func (s *Store) RevokeKeyByHash(ctx context.Context, hash string, rev auth.Revocation) (*auth.Key, bool, error) {
+func (s *Keys) RevokeKeyByHash(ctx context.Context, hash string, rev auth.Revocation) (*auth.Key, bool, error) {
 	k, err := s.LookupKey(ctx, hash)
 	if err != nil {
 		return nil, false, err
@@ -113,7 +113,7 @@ func (s *Store) RevokeKeyByHash(ctx context.Context, hash string, rev auth.Revoc
 }
 
 // KeyByID reads a key by its public id (ticketing not_found when none has it).
-func (s *Store) KeyByID(ctx context.Context, keyID string) (*auth.Key, error) {
+func (s *Keys) KeyByID(ctx context.Context, keyID string) (*auth.Key, error) {
 	it, err := s.keyRef(ctx, keyID)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (s *Store) KeyByID(ctx context.Context, keyID string) (*auth.Key, error) {
 	return &it.Key, nil
 }
 
-func (s *Store) keyRef(ctx context.Context, keyID string) (*keyRefItem, error) {
+func (s *Keys) keyRef(ctx context.Context, keyID string) (*keyRefItem, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
 	})
@@ -140,7 +140,7 @@ func (s *Store) keyRef(ctx context.Context, keyID string) (*keyRefItem, error) {
 
 // revoke writes the revocation on both items of a key, on condition that
 // neither is revoked yet (a key created without one holds revoked_at NULL).
-func (s *Store) revoke(ctx context.Context, it *keyRefItem, rev auth.Revocation) (*auth.Key, bool, error) {
+func (s *Keys) revoke(ctx context.Context, it *keyRefItem, rev auth.Revocation) (*auth.Key, bool, error) {
 	if it.RevokedAt != nil {
 		return &it.Key, false, nil
 	}

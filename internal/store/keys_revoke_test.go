@@ -21,7 +21,7 @@ func TestRevokeKeyByHash_FirstReportWinsUnderRace(t *testing.T) {
 	secret := auth.NewSecret(auth.Secret, ticketing.EnvLive)
 	k := auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_x", Type: auth.Secret, Environment: ticketing.EnvLive,
 		Scopes: auth.AllScopes, Last4: secret[len(secret)-4:], CreatedAt: time.Now().UTC()}
-	if err := st.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+	if err := st.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
 		t.Fatal(err)
 	}
 	const n = 8
@@ -35,7 +35,7 @@ func TestRevokeKeyByHash_FirstReportWinsUnderRace(t *testing.T) {
 			defer wg.Done()
 			src := "https://github.com/o/r/blob/abc/f" + string(rune('0'+i))
 			var got *auth.Key
-			got, won[i], errs[i] = st.RevokeKeyByHash(ctx, auth.Hash(secret), auth.Revocation{At: at.Add(time.Duration(i) * time.Second), Reason: auth.RevokedLeaked, Source: src})
+			got, won[i], errs[i] = st.Keys.RevokeKeyByHash(ctx, auth.Hash(secret), auth.Revocation{At: at.Add(time.Duration(i) * time.Second), Reason: auth.RevokedLeaked, Source: src})
 			if errs[i] == nil && (got.RevokedAt == nil || got.RevokeReason != auth.RevokedLeaked) {
 				errs[i] = errors.New("returned key is not revoked as leaked")
 			}
@@ -55,11 +55,11 @@ func TestRevokeKeyByHash_FirstReportWinsUnderRace(t *testing.T) {
 		t.Fatalf("%d calls revoked the key, want exactly 1", winners)
 	}
 	// Both items agree: the hash item the requests read, the id item tixctl reads.
-	byHash, err := st.LookupKey(ctx, auth.Hash(secret))
+	byHash, err := st.Keys.LookupKey(ctx, auth.Hash(secret))
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID, err := st.KeyByID(ctx, k.ID)
+	byID, err := st.Keys.KeyByID(ctx, k.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +68,11 @@ func TestRevokeKeyByHash_FirstReportWinsUnderRace(t *testing.T) {
 		t.Fatalf("items disagree or not revoked: by hash %+v, by id %+v", byHash, byID)
 	}
 	// A later revocation, by hand, keeps the first one.
-	again, won2, err := st.RevokeKeyWith(ctx, k.ID, auth.Revocation{At: at.Add(time.Hour)})
+	again, won2, err := st.Keys.RevokeKeyWith(ctx, k.ID, auth.Revocation{At: at.Add(time.Hour)})
 	if err != nil || won2 || !again.RevokedAt.Equal(*byID.RevokedAt) || again.LeakSource != byID.LeakSource {
 		t.Fatalf("second revocation: won %v err %v key %+v", won2, err, again)
 	}
-	if _, _, err := st.RevokeKeyByHash(ctx, auth.Hash("sk_live_nobody"), auth.Revocation{At: at}); !errors.Is(err, auth.ErrUnknownKey) {
+	if _, _, err := st.Keys.RevokeKeyByHash(ctx, auth.Hash("sk_live_nobody"), auth.Revocation{At: at}); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Fatalf("unknown hash: %v, want auth.ErrUnknownKey", err)
 	}
 }

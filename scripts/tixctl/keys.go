@@ -259,7 +259,7 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 		}
 		rev.Reason, rev.Source = auth.RevokedLeaked, *source
 	}
-	k, _, err = st.RevokeKeyWith(ctx, k.ID, rev)
+	k, _, err = st.Keys.RevokeKeyWith(ctx, k.ID, rev)
 	if err != nil {
 		return err
 	}
@@ -309,10 +309,10 @@ func (a *app) namedKey(ctx context.Context, id string, rest []string, cmd string
 		return nil, nil, err
 	}
 	if _, _, ok := auth.ParseSecret(ref); !ok {
-		k, err := st.KeyByID(ctx, ref)
+		k, err := st.Keys.KeyByID(ctx, ref)
 		return st, k, err
 	}
-	k, err := st.LookupKey(ctx, auth.Hash(ref))
+	k, err := st.Keys.LookupKey(ctx, auth.Hash(ref))
 	if errors.Is(err, auth.ErrUnknownKey) {
 		return nil, nil, ticketing.NotFound("the key given")
 	}

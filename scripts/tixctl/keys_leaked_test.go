@@ -65,7 +65,7 @@ func TestKeysRevokeLeaked_ByHandAsAReportDoes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "reason:  leaked") || !strings.Contains(out, "source:  "+src) || strings.Contains(out, sk.Secret) {
 		t.Fatalf("keys show by the key (exit %d):\n%s", code, out)
 	}
-	j, err := st.GetJob(ctx, "org_leak/alert."+emailjobs.CauseKeyLeaked+"."+sk.ID+".0")
+	j, err := st.Emails.GetJob(ctx, "org_leak/alert."+emailjobs.CauseKeyLeaked+"."+sk.ID+".0")
 	if err != nil || j.To != "owner@leak.example" || j.Alert.URL != src || j.Alert.Key != "sk_test_..."+sk.Last4 {
 		t.Fatalf("alert job %+v %v", j, err)
 	}
@@ -92,12 +92,12 @@ func TestScanSimReport_RevokesThroughTheEndpoint(t *testing.T) {
 	t.Parallel()
 	c, st := newCLI(t)
 	rep := scantest.NewReporter()
-	srv := &api.Server{Keys: st, Health: st, Clock: clock.System{}}
+	srv := &api.Server{Keys: st.Keys, Health: st, Clock: clock.System{}}
 	tix := httptest.NewServer(srv.Handler())
 	t.Cleanup(tix.Close)
 	sim := httptest.NewServer(rep.Handler(tix.URL + "/v1/secret-scanning/github"))
 	t.Cleanup(sim.Close)
-	srv.SecretScanning = &secretscan.Service{Keys: st, Clock: clock.System{},
+	srv.SecretScanning = &secretscan.Service{Keys: st.Keys, Clock: clock.System{},
 		Publisher: &keylist.List{URL: sim.URL + scantest.KeysPath, TTL: time.Hour}}
 	var org ticketing.Organizer
 	c.json(0, &org, "organizers", "create", "--name", "Sim", "--id", "org_scan")
@@ -108,7 +108,7 @@ func TestScanSimReport_RevokesThroughTheEndpoint(t *testing.T) {
 		strings.Contains(out, sk.Secret) {
 		t.Fatalf("scan-sim report (exit %d):\n%s\n%s", code, out, errOut)
 	}
-	k, err := st.KeyByID(context.Background(), sk.ID)
+	k, err := st.Keys.KeyByID(context.Background(), sk.ID)
 	if err != nil || k.RevokeReason != auth.RevokedLeaked || k.LeakSource != "https://github.com/o/r/blob/1/.env" {
 		t.Fatalf("key after the simulated report: %+v %v", k, err)
 	}

@@ -121,7 +121,7 @@ func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *E
 		t.Fatal(err)
 	}
 	leaked := auth.NewSecret(auth.Secret, ticketing.EnvTest)
-	if err := st.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
+	if err := st.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
 		Scopes: auth.AllScopes, Last4: leaked[len(leaked)-4:], CreatedAt: now}, auth.Hash(leaked)); err != nil {
 		t.Fatal(err)
 	}
