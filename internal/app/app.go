@@ -100,9 +100,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		}
 		return sales.Payments.PaymentNotified(ctx, u)
 	}
-	leaks := NewSecretScanning(cfg, st, c)
-	srv.SecretScanning = leaks
-	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays, Leaks: leaks}
+	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
 	if cfg.Mail.Sender != "none" {
 		// Jobs are written here; only the deliver function sends them
 		// (internal/app/sending gives it the sender and the renderer).
@@ -111,12 +109,17 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	return a, nil
 }
 
-// NewSecretScanning builds the service that applies secret scanning reports,
-// verified under the key list of TIX_SECRET_SCANNING_KEYS_URL; its owner
-// alerts go out once EnableEmail gave it the email pipeline.
-func NewSecretScanning(cfg config.Config, st *store.Store, c clock.Clock) *secretscan.Service {
-	return &secretscan.Service{Keys: st.Keys, Clock: c,
-		Publisher: &keylist.List{URL: cfg.SecretScanning.KeysURL, TTL: cfg.SecretScanning.KeysTTL, Now: c.Now}}
+// EnableSecretScanning serves POST /v1/secret-scanning/github: reports
+// verified under the key list of TIX_SECRET_SCANNING_KEYS_URL, owners alerted
+// through the email jobs when email is on. Only the webhooks function (and
+// the local runner) call it, so the other functions do not link it.
+func EnableSecretScanning(a *App) {
+	a.Leaks = &secretscan.Service{Keys: a.Store.Keys, Clock: a.Webhooks.Clock,
+		Publisher: &keylist.List{URL: a.Config.SecretScanning.KeysURL, TTL: a.Config.SecretScanning.KeysTTL, Now: a.Webhooks.Clock.Now}}
+	if a.Email != nil {
+		a.Leaks.Alerts = a.Email
+	}
+	a.Server.SecretScanning = a.Leaks
 }
 
 // NewWebhooks builds the webhook service of the configuration.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tix/internal/app"
 
 	"tix/internal/auth"
 	"tix/internal/emailsend/emailtest"
@@ -27,6 +28,7 @@ func TestSecretScanning_LeakedKeyRevokedAndOwnerToldOnce(t *testing.T) {
 	t.Cleanup(rep.Close)
 	m := newMailStack(t, map[string]string{"TIX_SECRET_SCANNING_KEYS_URL": rep.KeysURL(), "TIX_KEY_CACHE_TTL": "1s"})
 	ctx, a := m.ctx, m.app
+	app.EnableSecretScanning(a)
 	owner := emailtest.NewAddress("owner")
 	if _, err := a.Store.Emails.SetContacts(ctx, "org_mail", []string{owner}); err != nil {
 		t.Fatal(err)

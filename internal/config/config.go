@@ -158,8 +158,8 @@ var Vars = []Var{
 	{"TIX_EDGE_SECRET", "", "with a CloudFront edge in front of the API: the secret it adds as the Tix-Edge-Secret origin header; only requests carrying it have their client IP taken from CloudFront-Viewer-Address (at least 32 visible ASCII characters; empty = no edge, that header is ignored)"},
 	{"TIX_EDGE_SECRET_ARN", "", "on AWS: ARN of the Secrets Manager secret holding TIX_EDGE_SECRET, read once at start (the stack sets it with -c edge=true; set one of the two)"},
 	{"TIX_EDGE_ONLY", "false", "with TIX_EDGE_SECRET: true refuses (403 forbidden) keyed requests that did not come through the edge, so its WAF cannot be bypassed; /health, the API reference and the bank's notifications stay reachable"},
-	{"TIX_SECRET_SCANNING_KEYS_URL", "https://api.github.com/meta/public_keys/secret_scanning", "where POST /v1/secret-scanning/github reads the reporter's published verification keys (GitHub's list; tests and the local stack point it at their own reporter)"},
-	{"TIX_SECRET_SCANNING_KEYS_TTL", "1h", "how long a process keeps the reporter's key list; a report naming a key not in it fetches the list again at once, at most once a minute"},
+	{"TIX_SECRET_SCANNING_KEYS_URL", "https://api.github.com/meta/public_keys/secret_scanning", "the secret scanning reporter's key list (docs/secret-scanning.md)"},
+	{"TIX_SECRET_SCANNING_KEYS_TTL", "1h", "how long a process keeps that key list"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }

@@ -162,6 +162,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	app.EnableSecretScanning(a)                // POST /v1/secret-scanning/github
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
 	keys, err := prepare(ctx, a, sim)
 	if err != nil {
