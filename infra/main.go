@@ -20,6 +20,9 @@
 //	mailFrom       the address tix sends email from through Amazon SES
 //	               (tickets@example.com); unset: email off (TIX_MAIL_SENDER=none)
 //	               and no SES resource. See mail.go and docs/email.md, Email on AWS (SES)
+//	secretScanningKeysUrl  where POST /v1/secret-scanning/github reads the reporter's
+//	               published keys (default GitHub's, https://api.github.com/meta/public_keys/secret_scanning);
+//	               see docs/secret-scanning.md
 //	mailIdentity   the SES identity the stack creates: mailFrom's domain (DKIM
 //	               records in the outputs) or mailFrom itself (SES mails a link);
 //	               unset: the operator verified the identity already
@@ -147,6 +150,8 @@ func run() error {
 		MailFrom:      contextString(app, "mailFrom", ""),
 		MailIdentity:  contextString(app, "mailIdentity", ""),
 		Edge:          edge,
+		// GitHub's secret scanning key list, or another reporter's.
+		SecretScanningKeysURL: contextString(app, "secretScanningKeysUrl", ""),
 	})
 	if err != nil {
 		return err

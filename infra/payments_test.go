@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
-	"github.com/aws/jsii-runtime-go"
-
 	"tix/internal/api"
 )
 
@@ -25,66 +22,68 @@ import (
 // (route settings), apart from the rest of the API's.
 func TestNotificationRoute(t *testing.T) {
 	for _, stage := range stages {
-		tm := tmpls[stage]
-		apiID, _ := only(t, stage, "AWS::ApiGatewayV2::Api")
-		ordersFn := functionIDs(t, stage)["orders"]
-		orders := map[string]bool{ordersFn: true} // the function, or its alias with provisioned concurrency
-		for id, a := range resources(t, stage, "AWS::Lambda::Alias") {
-			orders[id] = refID(props(a)["FunctionName"]) == ordersFn
-		}
-		var route map[string]any
-		for _, r := range resources(t, stage, "AWS::ApiGatewayV2::Route") {
-			if props(r)["RouteKey"] == "POST /payment-notifications/tbank" {
-				route = props(r)
-			}
-		}
-		if route == nil {
-			t.Fatalf("%s: no route POST /payment-notifications/tbank", stage)
-		}
-		if refID(route["ApiId"]) != apiID {
-			t.Errorf("%s: the notifications route is on %v, want the API %s", stage, route["ApiId"], apiID)
-		}
-		integrationID := strings.TrimSuffix(strings.TrimPrefix(flat(route["Target"]), "integrations/${"), "}")
-		in, _ := templates[stage]["Resources"].(map[string]any)[integrationID].(map[string]any)
-		if in == nil || !orders[refID(props(in)["IntegrationUri"])] {
-			t.Errorf("%s: the notifications route targets %v, want the orders function's integration", stage, route["Target"])
-		}
-		if at, ok := route["AuthorizationType"]; (ok && at != "NONE") || route["AuthorizerId"] != nil || route["AuthorizationScopes"] != nil {
-			t.Errorf("%s: the notifications route has an authorizer: %v", stage, route)
-		}
-		invokes := false
-		for _, pm := range resources(t, stage, "AWS::Lambda::Permission") {
-			p := props(pm)
-			invokes = invokes || (p["Principal"] == "apigateway.amazonaws.com" && p["Action"] == "lambda:InvokeFunction" &&
-				orders[refID(p["FunctionName"])] && strings.HasSuffix(flat(p["SourceArn"]), "/payment-notifications/tbank"))
-		}
-		if !invokes {
-			t.Errorf("%s: no permission for the API to invoke orders on the notifications route", stage)
-		}
 		rate, burst := float64(NotificationRateLimit), float64(NotificationBurstLimit)
 		if stage == ProdStage {
 			rate, burst = float64(prodOnSale.NotificationRateLimit), float64(prodOnSale.NotificationBurstLimit)
 		}
-		holds(t, stage+": the route's own throttle, apart from the stage's", func() {
-			tm.HasResourceProperties(jsii.String("AWS::ApiGatewayV2::Stage"), like(obj{
-				"ApiId": obj{"Ref": apiID}, "StageName": "v1",
-				"RouteSettings": assertions.Match_ObjectEquals(&map[string]any{
-					"POST /payment-notifications/tbank": obj{"ThrottlingRateLimit": rate, "ThrottlingBurstLimit": burst}}),
-			}))
-		})
-		stageID, st := only(t, stage, "AWS::ApiGatewayV2::Stage")
-		var routeID string
-		for id, r := range resources(t, stage, "AWS::ApiGatewayV2::Route") {
-			if props(r)["RouteKey"] == "POST /payment-notifications/tbank" {
-				routeID = id
-			}
-		}
-		if deps := fmt.Sprint(st["DependsOn"]); !strings.Contains(deps, routeID) {
-			t.Errorf("%s: stage %s depends on %s, want the route %s (a route setting needs its route)", stage, stageID, deps, routeID)
-		}
+		checkOwnRoute(t, stage, "POST /payment-notifications/tbank", "orders", rate, burst)
 	}
 	if NotificationRoutePath != "/payment-notifications/tbank" {
 		t.Errorf("NotificationRoutePath %q: T-Bank is given <public URL>/v1/payment-notifications/tbank", NotificationRoutePath)
+	}
+}
+
+// checkOwnRoute checks a route that has no authorizer and a throttle of its
+// own: it reaches fn's integration (the function, or its alias with
+// provisioned concurrency), the API may invoke fn on it, the stage's route
+// settings give it rate and burst, and the stage depends on the route.
+func checkOwnRoute(t *testing.T, stage, routeKey, fn string, rate, burst float64) {
+	t.Helper()
+	path := strings.TrimPrefix(routeKey, "POST ")
+	apiID, _ := only(t, stage, "AWS::ApiGatewayV2::Api")
+	fnID := functionIDs(t, stage)[fn]
+	target := map[string]bool{fnID: true}
+	for id, a := range resources(t, stage, "AWS::Lambda::Alias") {
+		target[id] = refID(props(a)["FunctionName"]) == fnID
+	}
+	var route map[string]any
+	var routeID string
+	for id, r := range resources(t, stage, "AWS::ApiGatewayV2::Route") {
+		if props(r)["RouteKey"] == routeKey {
+			route, routeID = props(r), id
+		}
+	}
+	if route == nil {
+		t.Fatalf("%s: no route %s", stage, routeKey)
+	}
+	if refID(route["ApiId"]) != apiID {
+		t.Errorf("%s: route %s is on %v, want the API %s", stage, routeKey, route["ApiId"], apiID)
+	}
+	integrationID := strings.TrimSuffix(strings.TrimPrefix(flat(route["Target"]), "integrations/${"), "}")
+	in, _ := templates[stage]["Resources"].(map[string]any)[integrationID].(map[string]any)
+	if in == nil || !target[refID(props(in)["IntegrationUri"])] {
+		t.Errorf("%s: route %s targets %v, want the %s function's integration", stage, routeKey, route["Target"], fn)
+	}
+	if at, ok := route["AuthorizationType"]; (ok && at != "NONE") || route["AuthorizerId"] != nil || route["AuthorizationScopes"] != nil {
+		t.Errorf("%s: route %s has an authorizer: %v", stage, routeKey, route)
+	}
+	invokes := false
+	for _, pm := range resources(t, stage, "AWS::Lambda::Permission") {
+		p := props(pm)
+		invokes = invokes || (p["Principal"] == "apigateway.amazonaws.com" && p["Action"] == "lambda:InvokeFunction" &&
+			target[refID(p["FunctionName"])] && strings.HasSuffix(flat(p["SourceArn"]), path))
+	}
+	if !invokes {
+		t.Errorf("%s: no permission for the API to invoke %s on %s", stage, fn, routeKey)
+	}
+	_, st := only(t, stage, "AWS::ApiGatewayV2::Stage")
+	settings, _ := props(st)["RouteSettings"].(map[string]any)
+	got, _ := settings[routeKey].(map[string]any)
+	if got["ThrottlingRateLimit"] != rate || got["ThrottlingBurstLimit"] != burst {
+		t.Errorf("%s: route settings of %s %v, want its own throttle %v/%v", stage, routeKey, got, rate, burst)
+	}
+	if deps := fmt.Sprint(st["DependsOn"]); !strings.Contains(deps, routeID) {
+		t.Errorf("%s: the stage depends on %s, want the route %s (a route setting needs its route)", stage, deps, routeID)
 	}
 }
 

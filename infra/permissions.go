@@ -28,7 +28,11 @@ import (
 //     which is how every request is admitted; no function writes a key item;
 //   - KeyIPs (HTTP functions, only with email on: mailOn): PutItem of the
 //     secret keys' client-network records and owner alert jobs only
-//     (KEYIP#..., EMAIL#...); with email off nothing writes them.
+//     (KEYIP#..., EMAIL#...); with email off nothing writes them;
+//   - RevokeKeys (the function serving GitHub's secret scanning reports):
+//     UpdateItem of the API key items (KEY#..., KEYID#...) naming only the
+//     revocation's attributes (store.RevocationAttributes): a leaked key's
+//     revocation, nothing else of a key.
 func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string, mailOn bool) {
 	access, ok := store.Permissions[fn]
 	if !ok {
@@ -76,6 +80,14 @@ func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string, mailO
 		}
 		add("KeyIPs", []string{"dynamodb:PutItem"}, tableArn, map[string]any{
 			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": prefixes},
+		})
+	}
+	if access.RevokeKeys {
+		add("RevokeKeys", []string{"dynamodb:UpdateItem"}, tableArn, map[string]any{
+			"ForAllValues:StringLike": map[string]any{
+				"dynamodb:LeadingKeys": keyItems,
+				"dynamodb:Attributes":  store.RevocationAttributes,
+			},
 		})
 	}
 	if access.RateLimit {

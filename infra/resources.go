@@ -292,7 +292,7 @@ func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv
 		}
 	}
 	sort.Strings(keys)
-	var notifications *[]awsapigatewayv2.HttpRoute
+	var ownThrottle []awsapigatewayv2.HttpRoute // the routes with a throttle of their own
 	for _, k := range keys {
 		method, path, ok := strings.Cut(k, " ")
 		if !ok {
@@ -303,8 +303,8 @@ func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv
 			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(method)},
 			Integration: integrations[Routes[k]],
 		})
-		if path == NotificationRoutePath {
-			notifications = routes
+		if path == NotificationRoutePath || path == SecretScanningRoutePath {
+			ownThrottle = append(ownThrottle, *routes...)
 		}
 	}
 	rate, burst := on.throttle()
@@ -317,14 +317,17 @@ func (b *build) api(fns map[string]awslambda.Function, on OnSale) awsapigatewayv
 			BurstLimit: jsii.Number(burst),
 		},
 	})
-	// The bank's route gets its own throttle (NotificationRateLimit). A route
-	// setting names a route key that must exist when the stage is created.
+	// The bank's route gets its own throttle (NotificationRateLimit), and so
+	// does GitHub's (SecretScanningRateLimit). A route setting names a route
+	// key that must exist when the stage is created.
 	nRate, nBurst := on.notificationThrottle()
 	cfn := stage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
 	cfn.SetRouteSettings(map[string]any{
 		"POST " + NotificationRoutePath: map[string]any{"ThrottlingRateLimit": nRate, "ThrottlingBurstLimit": nBurst},
+		"POST " + SecretScanningRoutePath: map[string]any{"ThrottlingRateLimit": SecretScanningRateLimit,
+			"ThrottlingBurstLimit": SecretScanningBurstLimit},
 	})
-	for _, r := range *notifications {
+	for _, r := range ownThrottle {
 		stage.Node().AddDependency(r)
 	}
 	return stage

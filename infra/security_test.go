@@ -198,6 +198,14 @@ func TestTablePermissions(t *testing.T) {
 				want["KeyIPs"] = stmt{[]string{"dynamodb:PutItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": prefixes}}}
 			}
+			if access.RevokeKeys {
+				revAttrs := []any{}
+				for _, a := range store.RevocationAttributes {
+					revAttrs = append(revAttrs, a)
+				}
+				want["RevokeKeys"] = stmt{[]string{"dynamodb:UpdateItem"}, []string{table}, map[string]any{
+					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": keyItems, "dynamodb:Attributes": revAttrs}}}
+			}
 			if access.RateLimit {
 				want["RateLimit"] = stmt{[]string{"dynamodb:UpdateItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{

@@ -61,6 +61,10 @@ type TixStackProps struct {
 	// Edge puts CloudFront with AWS WAF in front of the API (edge.go; context
 	// edge=true, edgeWebAclArn, ...). Zero: none.
 	Edge Edge
+	// SecretScanningKeysURL is where the webhooks function reads the secret
+	// scanning reporter's published keys (secretscan.go; context
+	// secretScanningKeysUrl). Empty: GitHub's list.
+	SecretScanningKeysURL string
 }
 
 // Function is one of tix's Lambdas: functions/<Name>/main.go.
@@ -142,6 +146,7 @@ var Routes = map[string]string{
 	"ANY /orders":                      "orders",
 	"ANY /orders/{proxy+}":             "orders",
 	"POST " + NotificationRoutePath:    "orders",
+	"POST " + SecretScanningRoutePath:  "webhooks",
 	"ANY /webhook-endpoints":           "webhooks",
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
@@ -200,6 +205,8 @@ var stackOwned = map[string]bool{
 	"TIX_CURSOR_SECRET_ARN": true, "TIX_WEBHOOK_KEYRING_ARN": true, "TIX_WEBHOOK_KEYRING_IDS": true,
 	// Context publicUrl and tbankApiUrl set these (TixStackProps).
 	"TIX_PUBLIC_URL": true, "TIX_TBANK_API_URL": true,
+	// Context secretScanningKeysUrl sets this (secretscan.go).
+	"TIX_SECRET_SCANNING_KEYS_URL": true,
 	// Context mailFrom sets these (mail.go).
 	"TIX_MAIL_SENDER": true, "TIX_MAIL_FROM": true, "TIX_SES_CONFIGURATION_SET": true,
 	// Context edge sets these (edge.go).
@@ -228,6 +235,8 @@ func CheckSettings(settings map[string]string) error {
 			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context mailFrom (and mailIdentity)", name))
 		case strings.HasPrefix(name, "TIX_EDGE_"):
 			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context edge (and edgeDirect)", name))
+		case name == "TIX_SECRET_SCANNING_KEYS_URL":
+			errs = append(errs, fmt.Sprintf("%s is set by the stack: use the context secretScanningKeysUrl", name))
 		case stackOwned[name]:
 			errs = append(errs, fmt.Sprintf("%s is set by the stack and cannot be overridden", name))
 		}
@@ -309,6 +318,10 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	if err := checkEdge(props); err != nil {
 		return nil, err
 	}
+	scanKeysURL, err := checkSecretScanning(props)
+	if err != nil {
+		return nil, err
+	}
 	b := newBuild(scope, id, props)
 	b.mailOn = mailing.from != ""
 	key, cursorSecret, keyringSecret := newSecrets(b.stack, b.stage, b.prefix, b.prod, b.removal)
@@ -342,6 +355,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	b.allowSend(mailing, configSet, fns)
 	b.consumers(fns, queues)
 	b.sweep(fns["timers"])
+	secretScanningEnv(fns, scanKeysURL)
 	apiStage := b.api(fns, props.OnSale)
 	notificationURL := b.acquirerEnv(fns, apiStage.Api(), live)
 	var edge awscloudfront.Distribution

@@ -44,6 +44,8 @@ var (
 	// context (dev takes the defaults: the API's own URL, the production bank).
 	prodPublicURL = "https://api.tix.example"
 	prodTBankURL  = "https://bank.example/eacq"
+	// prodSecretScanningKeysURL: the context secretScanningKeysUrl of prod.
+	prodSecretScanningKeysURL = "https://scanner.example/meta/public_keys/secret_scanning"
 	// prod is prepared for an on-sale, as from context (onsale_test.go checks
 	// the parsing); dev keeps the everyday stack.
 	// prod sends email through SES as prodMailFrom, with the stack creating
@@ -122,6 +124,7 @@ func synthAll() error {
 			props.PublicURL, props.TBankAPIURL = prodPublicURL+"/", prodTBankURL // the trailing slash is dropped
 			props.OnSale = prodOnSale
 			props.MailFrom, props.MailIdentity = prodMailFrom, prodMailIdentity
+			props.SecretScanningKeysURL = prodSecretScanningKeysURL
 		case edgeStage: // in us-east-1: the stack makes its web ACL
 			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(edgeAccount), Region: jsii.String("us-east-1")}
 			props.Edge = edgeProps
@@ -315,13 +318,13 @@ func like(m obj) assertions.Matcher { return assertions.Match_ObjectLike(&m) }
 // (105 in dev, 116 in prod): a resource added or lost is a decision to make here.
 func TestResourceCount(t *testing.T) {
 	want := map[string]int{
-		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 4, "AWS::ApiGatewayV2::Route": 13, // Routes: 12 ANY and $default, POST notifications
+		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 4, "AWS::ApiGatewayV2::Route": 14, // Routes: 11 ANY and $default, POST notifications, POST secret scanning
 		"AWS::ApiGatewayV2::Stage": 1,
 		"AWS::CloudWatch::Alarm":   27, // 3 API, 6+6+6 function errors, throttles and p99 duration, 2 table (throttles, transaction conflicts), 2+2 queues (DLQ depth, oldest age)
 		"AWS::DynamoDB::Table":     1, "AWS::Events::Rule": 1,
 		"AWS::IAM::Policy": 6, "AWS::IAM::Role": 6, "AWS::KMS::Alias": 1, "AWS::KMS::Key": 1,
 		"AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::Function": 6,
-		"AWS::Lambda::Permission": 14, // API Gateway for each of the 13 routes, EventBridge for the sweep
+		"AWS::Lambda::Permission": 15, // API Gateway for each of the 14 routes, EventBridge for the sweep
 		"AWS::Logs::LogGroup":     7,  // 6 functions and the API's access log
 		"AWS::Logs::MetricFilter": 1,  // the access log's 429s
 		"AWS::SNS::Topic":         1, "AWS::SNS::TopicPolicy": 1, "AWS::SQS::Queue": 4, "AWS::SQS::QueuePolicy": 4,
@@ -816,6 +819,7 @@ func TestHTTPAPI(t *testing.T) {
 			"ANY /seat-holds": "holds",
 			"ANY /orders":     "orders", "ANY /orders/{proxy+}": "orders", "POST /payment-notifications/tbank": "orders",
 			"ANY /webhook-endpoints": "webhooks", "ANY /webhook-deliveries": "webhooks", "ANY /webhook-deliveries/{proxy+}": "webhooks",
+			"POST /secret-scanning/github": "webhooks",
 		}
 		if !reflect.DeepEqual(want, design) {
 			t.Errorf("Routes %v differ from the route table %v", want, design)

@@ -15,32 +15,43 @@ import (
 	"tix/internal/ticketing"
 )
 
-// decodeJSON reads a JSON request body into v. Malformed JSON, a field of the
-// wrong type, an unknown field, a field named twice (or twice in different
-// case: encoding/json would apply the last) and a body over the size limit are
-// each a 400 invalid_request; all but malformed JSON and size name the field
-// in param.
-func decodeJSON(r *http.Request, v any) error {
+// readBody reads a JSON request body whole: a Content-Type other than
+// application/json, a body over the size limit, one that does not arrive and
+// an empty one are each a 400 invalid_request.
+func readBody(r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		// The media type must be application/json exactly; parameters such as
 		// charset are allowed ("application/jsonx" is not JSON).
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return ticketing.Invalid("Content-Type", "Content-Type must be application/json (got %q)", ct)
+			return nil, ticketing.Invalid("Content-Type", "Content-Type must be application/json (got %q)", ct)
 		}
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return ticketing.Invalid("", "request body is larger than the limit of %d bytes", tooBig.Limit)
+			return nil, ticketing.Invalid("", "request body is larger than the limit of %d bytes", tooBig.Limit)
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return ticketing.Invalid("", "the request body did not arrive in time (is it shorter than its Content-Length?)")
+			return nil, ticketing.Invalid("", "the request body did not arrive in time (is it shorter than its Content-Length?)")
 		}
-		return ticketing.Invalid("", "could not read the request body: %v", err)
+		return nil, ticketing.Invalid("", "could not read the request body: %v", err)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return ticketing.Invalid("", "request body is empty; send a JSON object")
+		return nil, ticketing.Invalid("", "request body is empty; send a JSON object")
+	}
+	return body, nil
+}
+
+// decodeJSON reads a JSON request body into v. Malformed JSON, a field of the
+// wrong type, an unknown field, a field named twice (or twice in different
+// case: encoding/json would apply the last) and a body over the size limit are
+// each a 400 invalid_request; all but malformed JSON and size name the field
+// in param.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
 	}
 	var dup *jsonkeys.DuplicateError
 	if err := jsonkeys.Check(body); errors.As(err, &dup) {

@@ -68,6 +68,14 @@ func (c *keyCache) put(hash string, e keyEntry, now time.Time) {
 	c.entries[hash] = e
 }
 
+// drop forgets what the cache holds for hash: the next request with that key
+// reads it again (this process revoked it).
+func (c *keyCache) drop(hash string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, hash)
+}
+
 // lookupKey finds the key of hash through the cache; auth.ErrUnknownKey when none has it.
 func (s *Server) lookupKey(ctx context.Context, hash string, now time.Time) (*auth.Key, error) {
 	if e, ok := s.keys.get(hash, now); ok {

@@ -145,6 +145,8 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/webhook-deliveries/{id}/redeliver": {"post"},
 		// An addition (issue 13): the acquirer's callback for live payments.
 		"/payment-notifications/tbank": {"post"},
+		// An addition: GitHub's secret scanning reports (contract section 5, rule 9).
+		"/secret-scanning/github": {"post"},
 	}
 	for path, methods := range operations {
 		item, ok := paths[path].(map[string]any)
@@ -215,7 +217,7 @@ func TestOpenAPIDocument_AuthenticatedOperationsShareErrorsAndHeaders(t *testing
 			}
 			name := strings.ToUpper(method) + " " + path
 			responses := op.(map[string]any)["responses"].(map[string]any)
-			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" {
+			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" || path == "/secret-scanning/github" {
 				// Public: no key, so no key errors and no rate-limit budget.
 				if sec, ok := op.(map[string]any)["security"].([]any); !ok || len(sec) != 0 {
 					t.Errorf("%s must declare security: []", name)

@@ -121,6 +121,9 @@ type Server struct {
 	// (the orders group); nil answers 404 there. An error wrapping
 	// ticketing.ErrForgedNotification is a 403.
 	PaymentNotification func(ctx context.Context, body []byte) error
+	// SecretScanning applies GitHub's secret scanning reports (the webhooks
+	// group); nil answers 404 there.
+	SecretScanning SecretScanning
 	// KeyIPs is told of each secret-key request's client network (nil: not
 	// watched); it alerts the owner of a key used from too many in a day.
 	KeyIPs interface {
@@ -215,6 +218,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/webhook-deliveries", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true,
 			query: []string{"limit", "cursor", "endpoint_id", "status"}, handle: s.listWebhookDeliveries},
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
+		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
+		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"tix/internal/emailsend"
 	"tix/internal/logging"
 	"tix/internal/queue"
+	"tix/internal/secretscan"
+	"tix/internal/secretscan/keylist"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -41,6 +43,8 @@ type App struct {
 	// EnableEmail gave it the sender (the deliver function); with
 	// TIX_MAIL_SENDER=none it is nil and no email job is written.
 	Email *emailjobs.Service
+	// Leaks applies secret scanning reports (POST /v1/secret-scanning/github).
+	Leaks *secretscan.Service
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -103,6 +107,19 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		EnableEmail(a, nil, nil)
 	}
 	return a, nil
+}
+
+// EnableSecretScanning serves POST /v1/secret-scanning/github: reports
+// verified under the key list of TIX_SECRET_SCANNING_KEYS_URL, owners alerted
+// through the email jobs when email is on. Only the webhooks function (and
+// the local runner) call it, so the other functions do not link it.
+func EnableSecretScanning(a *App) {
+	a.Leaks = &secretscan.Service{Keys: a.Store.Keys, Clock: a.Webhooks.Clock,
+		Publisher: &keylist.List{URL: a.Config.SecretScanning.KeysURL, TTL: a.Config.SecretScanning.KeysTTL, Now: a.Webhooks.Clock.Now}}
+	if a.Email != nil {
+		a.Leaks.Alerts = a.Email
+	}
+	a.Server.SecretScanning = a.Leaks
 }
 
 // NewWebhooks builds the webhook service of the configuration.
@@ -237,6 +254,9 @@ func EnableEmail(a *App, sender emailsend.Sender, r emailjobs.Renderer) *emailjo
 	a.Server.Email = a.Email
 	a.Server.KeyIPs = &emailjobs.IPWatch{Store: a.Store.Keys, Mail: a.Email}
 	a.Server.CeilingAlerts = &emailjobs.CeilingWatch{Mail: a.Email}
+	if a.Leaks != nil {
+		a.Leaks.Alerts = a.Email
+	}
 	return a.Email
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/big"
 	"net/netip"
 	"net/url"
@@ -82,6 +83,12 @@ type Key struct {
 	CreatedAt      time.Time             `json:"created_at"`
 	ExpiresAt      *time.Time            `json:"expires_at"`
 	RevokedAt      *time.Time            `json:"revoked_at"`
+	// RevokeReason says why a revoked key was revoked: RevokedLeaked, or ""
+	// (revoked by its operator).
+	RevokeReason string `json:"revoke_reason,omitempty"`
+	// LeakSource is where a leaked key was found: the public URL a secret
+	// scanning partner reported (or the operator gave), "" when none was given.
+	LeakSource string `json:"leak_source,omitempty"`
 	// RateLimits are the operator's budgets for this key (tixctl keys
 	// set-budget); nil, or a zero field, takes the service's default.
 	RateLimits *RateLimits `json:"rate_limits"`
@@ -97,6 +104,17 @@ type RateLimits struct {
 	Writes   int `json:"writes"`
 	IPReads  int `json:"ip_reads"`
 	IPWrites int `json:"ip_writes"`
+}
+
+// RevokedLeaked is the RevokeReason of a key revoked because it was found in a
+// public source.
+const RevokedLeaked = "leaked"
+
+// Revocation is when and why a key is revoked.
+type Revocation struct {
+	At     time.Time
+	Reason string // RevokedLeaked, or "" (by its operator)
+	Source string // a leaked key: where it was found
 }
 
 // Usable reports whether the key may authenticate at now (not revoked, not expired).
@@ -126,9 +144,36 @@ func RandomString(alphabet string, n int) string {
 // secretLen is the random part of a key: 32 base62 characters, about 190 bits.
 const secretLen = 32
 
-// NewSecret makes the secret of a new key, e.g. sk_test_<32 base62 chars>.
+// checksumLen is the checksum that ends a key issued with one: the CRC-32
+// (IEEE) of the random part, in base62, most significant digit first, padded
+// with '0' to 6 characters (62^6 > 2^32). A scanner that finds the pattern
+// recomputes it, so a random string of the right shape matches only once in
+// about four billion (docs/secret-scanning.md gives the rule to operators).
+const checksumLen = 6
+
+// SecretPattern is the regular expression of the secret keys tix issues with a
+// checksum, what an operator registers with a secret scanning partner
+// (docs/secret-scanning.md). Keys issued before the checksum (32 characters
+// after the environment, none after) still authenticate but do not match it.
+const SecretPattern = `\bsk_(?:test|live)_[0-9A-Za-z]{38}\b`
+
+// NewSecret makes the secret of a new key: the type, the environment, 32
+// random base62 characters and their 6-character checksum, e.g.
+// sk_test_<32 base62 chars><6 base62 chars>.
 func NewSecret(t KeyType, env ticketing.Environment) string {
-	return fmt.Sprintf("%s_%s_%s", t, env, RandomString(base62, secretLen))
+	random := RandomString(base62, secretLen)
+	return fmt.Sprintf("%s_%s_%s%s", t, env, random, Checksum(random))
+}
+
+// Checksum is the checksum characters of a key's random part (checksumLen).
+func Checksum(random string) string {
+	v := crc32.ChecksumIEEE([]byte(random))
+	out := make([]byte, checksumLen)
+	for i := checksumLen - 1; i >= 0; i-- {
+		out[i] = base62[v%62]
+		v /= 62
+	}
+	return string(out)
 }
 
 // NewKeyID makes a public key id (key_...), safe to log and show.
@@ -141,11 +186,14 @@ func Hash(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ParseSecret checks a presented key's shape and returns its type and environment.
-// It returns ok=false for anything malformed, which the caller answers with 401.
+// ParseSecret checks a presented key's shape and returns its type and
+// environment: the type, the environment and either 32 base62 characters
+// (a key issued before the checksum) or 38 whose last 6 are the checksum of
+// the first 32. It returns ok=false for anything malformed, which the caller
+// answers with 401.
 func ParseSecret(s string) (KeyType, ticketing.Environment, bool) {
 	parts := strings.SplitN(s, "_", 3)
-	if len(parts) != 3 || len(parts[2]) != secretLen {
+	if len(parts) != 3 || (len(parts[2]) != secretLen && len(parts[2]) != secretLen+checksumLen) {
 		return "", "", false
 	}
 	t, env := KeyType(parts[0]), ticketing.Environment(parts[1])
@@ -157,7 +205,17 @@ func ParseSecret(s string) (KeyType, ticketing.Environment, bool) {
 			return "", "", false
 		}
 	}
+	if len(parts[2]) > secretLen && parts[2][secretLen:] != Checksum(parts[2][:secretLen]) {
+		return "", "", false
+	}
 	return t, env, true
+}
+
+// HasChecksum reports whether s is a well-formed key that carries a valid
+// checksum (keys issued before the checksum do not).
+func HasChecksum(s string) bool {
+	_, _, ok := ParseSecret(s)
+	return ok && len(s) > len("sk_test_")+secretLen
 }
 
 // ValidateScopes checks a requested scope list for a key type.

@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ type Config struct {
 	Webhooks         Webhooks
 	Mail             Mail
 	Edge             Edge
+	SecretScanning   SecretScanning
 	LogFormat        string // TIX_LOG_FORMAT: json | text
 	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
 }
@@ -77,6 +79,12 @@ type Webhooks struct {
 	Keyring            []keyring.KeyEntry // TIX_WEBHOOK_KEYRING, the sealing key first
 	SweepInterval      time.Duration      // TIX_SWEEP_INTERVAL
 	SweepGrace         time.Duration      // TIX_SWEEP_GRACE
+}
+
+// SecretScanning is the secret scanning partner's settings (TIX_SECRET_SCANNING_*).
+type SecretScanning struct {
+	KeysURL string        // TIX_SECRET_SCANNING_KEYS_URL
+	KeysTTL time.Duration // TIX_SECRET_SCANNING_KEYS_TTL
 }
 
 // LocalKeyring is the webhook keyring of the local stack and the tests. It is
@@ -150,6 +158,8 @@ var Vars = []Var{
 	{"TIX_EDGE_SECRET", "", "with a CloudFront edge in front of the API: the secret it adds as the Tix-Edge-Secret origin header; only requests carrying it have their client IP taken from CloudFront-Viewer-Address (at least 32 visible ASCII characters; empty = no edge, that header is ignored)"},
 	{"TIX_EDGE_SECRET_ARN", "", "on AWS: ARN of the Secrets Manager secret holding TIX_EDGE_SECRET, read once at start (the stack sets it with -c edge=true; set one of the two)"},
 	{"TIX_EDGE_ONLY", "false", "with TIX_EDGE_SECRET: true refuses (403 forbidden) keyed requests that did not come through the edge, so its WAF cannot be bypassed; /health, the API reference and the bank's notifications stay reachable"},
+	{"TIX_SECRET_SCANNING_KEYS_URL", "https://api.github.com/meta/public_keys/secret_scanning", "the secret scanning reporter's key list (docs/secret-scanning.md)"},
+	{"TIX_SECRET_SCANNING_KEYS_TTL", "1h", "how long a process keeps that key list"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
@@ -185,6 +195,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Webhooks = r.webhooks()
 	c.Mail = r.mail()
 	c.Edge = r.edge()
+	c.SecretScanning = SecretScanning{KeysURL: r.get("TIX_SECRET_SCANNING_KEYS_URL"), KeysTTL: r.dur("TIX_SECRET_SCANNING_KEYS_TTL")}
+	if u, err := url.Parse(c.SecretScanning.KeysURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		r.errs = append(r.errs, fmt.Errorf("TIX_SECRET_SCANNING_KEYS_URL=%q: must be an http(s) URL such as %s", c.SecretScanning.KeysURL, "https://api.github.com/meta/public_keys/secret_scanning"))
+	}
 	r.check(c)
 	if len(r.errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(r.errs...))

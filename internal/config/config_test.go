@@ -135,3 +135,25 @@ func TestLoad_Edge(t *testing.T) {
 		}
 	}
 }
+
+// The secret scanning key list is GitHub's by default, kept an hour; another
+// reporter's list (tests, the local stack) is a URL; anything else is refused by name.
+func TestLoad_SecretScanning(t *testing.T) {
+	c, err := config.Load(env(withBase()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SecretScanning.KeysURL != "https://api.github.com/meta/public_keys/secret_scanning" || c.SecretScanning.KeysTTL != time.Hour {
+		t.Fatalf("defaults: %+v", c.SecretScanning)
+	}
+	c, err = config.Load(env(withBase("TIX_SECRET_SCANNING_KEYS_URL", "http://127.0.0.1:9000/keys", "TIX_SECRET_SCANNING_KEYS_TTL", "5m")))
+	if err != nil || c.SecretScanning.KeysURL != "http://127.0.0.1:9000/keys" || c.SecretScanning.KeysTTL != 5*time.Minute {
+		t.Fatalf("%+v %v", c.SecretScanning, err)
+	}
+	_, err = config.Load(env(withBase("TIX_SECRET_SCANNING_KEYS_URL", "api.github.com/keys", "TIX_SECRET_SCANNING_KEYS_TTL", "0s")))
+	for _, name := range []string{"TIX_SECRET_SCANNING_KEYS_URL", "TIX_SECRET_SCANNING_KEYS_TTL"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s: %v", name, err)
+		}
+	}
+}

@@ -14,6 +14,7 @@ const (
 	CauseLiveKeyRevoked   = "live_key_revoked"  // a live key revoked by the operator
 	CauseKeyManyIPs       = "key_many_ips"      // a secret key used from many IPs in a day
 	CauseKeyCeiling       = "key_ceiling"       // a publishable key's ceiling refused requests
+	CauseKeyLeaked        = "key_leaked"        // a secret key found in a public source and revoked
 	// CausePartlyRefundedOutside: part of a paid order's money was returned
 	// at the bank, outside tix; the order stays paid, flagged.
 	CausePartlyRefundedOutside = "partly_refunded_outside"
@@ -72,6 +73,15 @@ func (s *Service) EndpointDisabled(ctx context.Context, org, endpointID, url, re
 func (s *Service) LiveKeyRevoked(ctx context.Context, org, keyID string, at time.Time) (int, error) {
 	a := Alert{Cause: CauseLiveKeyRevoked, At: at.UTC(), KeyID: keyID}
 	return s.Raise(ctx, org, CauseLiveKeyRevoked+"."+safe(keyID), a)
+}
+
+// KeyLeaked alerts the owner that a secret key was found in a public source
+// (source: its URL) and revoked at; the cause is the key, so it is sent once
+// whoever reports the key again. The alert names the key by its id and kind
+// and last four characters (label, e.g. sk_live_...Ab12), never the key.
+func (s *Service) KeyLeaked(ctx context.Context, org, keyID, label, source string, at time.Time) (int, error) {
+	a := Alert{Cause: CauseKeyLeaked, At: at.UTC(), KeyID: keyID, Key: label, URL: source}
+	return s.Raise(ctx, org, CauseKeyLeaked+"."+safe(keyID), a)
 }
 
 // PartlyRefundedOutside alerts the owner that part of a paid order's money

@@ -118,7 +118,7 @@ func (j *Job) DueAt(grace time.Duration) (time.Time, bool) {
 // Alert is what an owner alert says; it is stored in the job, so the consumer
 // renders it without reading anything else.
 type Alert struct {
-	Cause       string    `json:"cause"` // endpoint_disabled | live_key_revoked | key_many_ips | key_ceiling
+	Cause       string    `json:"cause"` // endpoint_disabled | live_key_revoked | key_many_ips | key_ceiling | key_leaked | partly_refunded_outside
 	At          time.Time `json:"at"`
 	EndpointID  string    `json:"endpoint_id,omitempty"`
 	URL         string    `json:"url,omitempty"`
@@ -126,6 +126,7 @@ type Alert struct {
 	Failures    int       `json:"failures,omitempty"`
 	LastErrors  []string  `json:"last_errors,omitempty"` // the last failures, newest first
 	KeyID       string    `json:"key_id,omitempty"`
+	Key         string    `json:"key,omitempty"` // key_leaked: the key's kind and last four characters, never the key
 	DistinctIPs int       `json:"distinct_ips,omitempty"`
 	Limit       int       `json:"limit,omitempty"`      // key_many_ips: the threshold passed; key_ceiling: the ceiling
 	Day         string    `json:"day,omitempty"`        // key_many_ips, key_ceiling: the UTC day, YYYY-MM-DD

@@ -14,6 +14,7 @@ const (
 	AlertKeyManyIPs       = "key_many_ips"      // fields: key_id, ips, limit, day
 	AlertLiveKeyRevoked   = "live_key_revoked"  // fields: key_id, revoked_at
 	AlertKeyCeiling       = "key_ceiling"       // fields: key_id, limit, bucket, day
+	AlertKeyLeaked        = "key_leaked"        // fields: key_id, key (kind and last 4), url, revoked_at
 	// AlertPartlyRefundedOutside: fields order_id, payment_id.
 	AlertPartlyRefundedOutside = "partly_refunded_outside"
 )
@@ -29,6 +30,7 @@ var alertFields = map[string][]string{
 	AlertKeyManyIPs:            {"key_id", "ips", "limit", "day"},
 	AlertLiveKeyRevoked:        {"key_id", "revoked_at"},
 	AlertKeyCeiling:            {"key_id", "limit", "bucket", "day"},
+	AlertKeyLeaked:             {"key_id", "key", "url", "revoked_at"},
 	AlertPartlyRefundedOutside: {"order_id", "payment_id"},
 }
 
@@ -49,6 +51,10 @@ var alertTexts = map[string]alertText{
 		"If this is real demand, raise the ceiling (tixctl keys set-budget); if not, find where the requests come from and rotate the key if needed."},
 	"en/" + AlertLiveKeyRevoked: {"Live key %s was revoked", "Live key %s was revoked at %s.",
 		"Requests with this key are refused from now on. If you did not do this, contact support."},
+	"ru/" + AlertKeyLeaked: {"Ключ %s найден в открытом доступе и отозван", "Секретный ключ %s (%s) найден в открытом источнике (%s) и отозван %s.",
+		"Запросы с ним больше не принимаются. Выпустите новый секретный ключ, замените им старый в настройках своих серверов и удалите старый ключ из открытого источника и его истории. Проверьте заказы и вебхук-эндпоинты: нет ли изменений, которых вы не делали."},
+	"en/" + AlertKeyLeaked: {"Key %s was found in public and revoked", "Secret key %s (%s) was found in a public source (%s) and was revoked at %s.",
+		"Requests with it are refused from now on. Create a new secret key, put it in your servers' configuration in place of the old one, and remove the old key from the public source and its history. Check your orders and webhook endpoints for changes you did not make."},
 	"ru/" + AlertPartlyRefundedOutside: {"Заказ %s частично возвращён в банке", "Часть оплаты заказа %s (платёж %s) возвращена в личном кабинете банка, не через tix. Заказ остаётся оплаченным, его билеты действуют.",
 		"Решите, какие билеты аннулировать, и сообщите покупателю; заказ отмечен для оператора (tixctl orders show)."},
 	"en/" + AlertPartlyRefundedOutside: {"Order %s was partly refunded at the bank", "emailsend.Part of order %s's payment (%s) was returned in the bank's portal, not through tix. The order stays paid and its tickets stay valid.",

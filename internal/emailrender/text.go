@@ -59,6 +59,8 @@ func (TextRenderer) Alert(d emailjobs.AlertData) (emailsend.Message, error) {
 		text += fmt.Sprintf("Order %s (payment %s) was partly refunded at the bank, outside tix; it stays paid.\n", a.OrderID, a.PaymentID)
 	case emailjobs.CauseKeyManyIPs:
 		text += fmt.Sprintf("Key %s was used from %d distinct IPs today.\n", a.KeyID, a.DistinctIPs)
+	case emailjobs.CauseKeyLeaked:
+		text += fmt.Sprintf("Secret key %s (%s) was found in a public source (%s) and revoked.\n", a.KeyID, a.Key, a.URL)
 	case emailjobs.CauseKeyCeiling:
 		text += fmt.Sprintf("Publishable key %s reached its ceiling of %d %s requests per window.\n", a.KeyID, a.Limit, a.Bucket)
 	}

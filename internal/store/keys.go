@@ -81,10 +81,47 @@ func (s *Keys) ListKeys(ctx context.Context, organizerID string) ([]auth.Key, er
 	return res, nil
 }
 
-// RevokeKey marks a key revoked by its public id; processes that cached the key
-// stop accepting it within their key cache's lifetime (TIX_KEY_CACHE_TTL).
-// Revoking a revoked key keeps the first revocation time.
+// RevokeKey marks a key revoked by its public id, by its operator; processes
+// that cached the key stop accepting it within their key cache's lifetime
+// (TIX_KEY_CACHE_TTL). Revoking a revoked key keeps the first revocation.
 func (s *Keys) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth.Key, error) {
+	k, _, err := s.RevokeKeyWith(ctx, keyID, auth.Revocation{At: at})
+	return k, err
+}
+
+// RevokeKeyWith revokes a key by its public id with a reason and a source
+// (tixctl keys revoke --leaked). It reports whether this call revoked it: of
+// calls racing on one key, one conditional write wins and the others find
+// the key revoked and change nothing (the first revocation stays, with its
+// reason and source).
+func (s *Keys) RevokeKeyWith(ctx context.Context, keyID string, rev auth.Revocation) (*auth.Key, bool, error) {
+	it, err := s.keyRef(ctx, keyID)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.revoke(ctx, it, rev)
+}
+
+// RevokeKeyByHash revokes the key whose secret hashes to hash, as
+// RevokeKeyWith does; auth.ErrUnknownKey when no key has that hash.
+func (s *Keys) RevokeKeyByHash(ctx context.Context, hash string, rev auth.Revocation) (*auth.Key, bool, error) {
+	k, err := s.LookupKey(ctx, hash)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.RevokeKeyWith(ctx, k.ID, rev)
+}
+
+// KeyByID reads a key by its public id (ticketing not_found when none has it).
+func (s *Keys) KeyByID(ctx context.Context, keyID string) (*auth.Key, error) {
+	it, err := s.keyRef(ctx, keyID)
+	if err != nil {
+		return nil, err
+	}
+	return &it.Key, nil
+}
+
+func (s *Keys) keyRef(ctx context.Context, keyID string) (*keyRefItem, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: keyOf(keyIDPK(keyID), skKey), ConsistentRead: aws.Bool(true),
 	})
@@ -98,25 +135,54 @@ func (s *Keys) RevokeKey(ctx context.Context, keyID string, at time.Time) (*auth
 	if err := unmarshal(out.Item, &it); err != nil {
 		return nil, fmt.Errorf("decode key %s: %w", keyID, err)
 	}
+	return &it, nil
+}
+
+// revoke writes the revocation on both items of a key, on condition that
+// neither is revoked yet (a key created without one holds revoked_at NULL).
+func (s *Keys) revoke(ctx context.Context, it *keyRefItem, rev auth.Revocation) (*auth.Key, bool, error) {
 	if it.RevokedAt != nil {
-		return &it.Key, nil
+		return &it.Key, false, nil
 	}
-	t := at.UTC()
-	revoke := func(pk string) types.TransactWriteItem {
+	t := rev.At.UTC()
+	vals := map[string]types.AttributeValue{":t": str(t.Format(time.RFC3339Nano)), ":null": str("NULL")}
+	set := "SET revoked_at = :t"
+	if rev.Reason != "" {
+		set, vals[":r"] = set+", revoke_reason = :r", str(rev.Reason)
+	}
+	if rev.Source != "" {
+		set, vals[":s"] = set+", leak_source = :s", str(rev.Source)
+	}
+	update := func(pk string) types.TransactWriteItem {
 		return types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, skKey),
-			UpdateExpression:          aws.String("SET revoked_at = :t"),
-			ConditionExpression:       aws.String("attribute_exists(PK)"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(t.Format(time.RFC3339Nano))},
+			TableName: aws.String(s.table), Key: keyOf(pk, skKey), UpdateExpression: aws.String(set),
+			ConditionExpression:       aws.String("attribute_exists(PK) AND (attribute_not_exists(revoked_at) OR attribute_type(revoked_at, :null))"),
+			ExpressionAttributeValues: vals,
 		}}
 	}
-	if _, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{revoke(keyPK(it.Hash)), revoke(keyIDPK(keyID))},
-	}); err != nil {
-		return nil, fmt.Errorf("revoke key %s: %w", keyID, err)
+	for attempt := 0; ; attempt++ {
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems: []types.TransactWriteItem{update(keyPK(it.Hash)), update(keyIDPK(it.ID))},
+		})
+		if err == nil {
+			break
+		}
+		// Another revocation of the key won (its condition failed), or is in
+		// flight (a transaction conflict): read what it left.
+		failed, _ := failedItems(err)
+		if (len(failed) == 0 && !txConflict(err)) || attempt >= 5 {
+			return nil, false, fmt.Errorf("revoke key %s: %w", it.ID, err)
+		}
+		first, rerr := s.keyRef(ctx, it.ID)
+		if rerr != nil {
+			return nil, false, rerr
+		}
+		if first.RevokedAt != nil {
+			return &first.Key, false, nil
+		}
 	}
-	it.RevokedAt = &t
-	return &it.Key, nil
+	it.RevokedAt, it.RevokeReason, it.LeakSource = &t, rev.Reason, rev.Source
+	return &it.Key, true, nil
 }
 
 // LookupKey reads the key with the given hash (strongly consistent, so that a

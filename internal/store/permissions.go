@@ -21,15 +21,24 @@ type Access struct {
 	// absent) and raises the owner's alert of a key used from too many (an
 	// EMAIL# job put): PutItem of KeyIPPrefixes items only.
 	KeyIPs bool
+	// RevokeKeys: the function revokes the API keys a secret scanning
+	// partner reports leaked (RevokeKeyByHash): UpdateItem of
+	// RevocationAttributes of KeyPrefixes items only, nothing else of a key.
+	RevokeKeys bool
 }
+
+// RevocationAttributes are the top-level attributes a revocation names on a
+// key's items: its keys, when, why and where the key was found.
+var RevocationAttributes = []string{"PK", "SK", "revoked_at", "revoke_reason", "leak_source"}
 
 // KeyIPPrefixes are the partition key prefixes of what KeyIPs allows to put.
 var KeyIPPrefixes = []string{"KEYIP#", "EMAIL#"}
 
 // KeyPrefixes are the partition keys of the API key items. Only the operator
-// (tixctl) creates, revokes and changes keys; no function writes them: a
-// request reads its key (cached per process) and counts its budgets on
-// counter items of their own (RateLimitKeyPrefix).
+// (tixctl) creates and changes keys; no request writes them: a request reads
+// its key (cached per process) and counts its budgets on counter items of
+// their own (RateLimitKeyPrefix). The one function write is a leaked key's
+// revocation (RevokeKeys), limited to RevocationAttributes.
 var KeyPrefixes = []string{"KEY#", "KEYID#"}
 
 // RateLimitKeyPrefix is the partition key prefix of the rate-limit counters
@@ -59,9 +68,11 @@ var Permissions = map[string]Access{
 	// reads.
 	"orders": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, KeyIPs: true},
-	// Listing endpoints and deliveries; a redelivery saves the delivery.
+	// Listing endpoints and deliveries; a redelivery saves the delivery; a
+	// secret scanning report revokes the leaked keys (RevokeKeys) and writes
+	// their owners' alert jobs (PutItem).
 	"webhooks": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
-		Writes: []string{"dynamodb:PutItem"}, RateLimit: true, KeyIPs: true},
+		Writes: []string{"dynamodb:PutItem"}, RateLimit: true, KeyIPs: true, RevokeKeys: true},
 	// Fan-out (transaction of deliveries, the event's email jobs and the
 	// event's mark), attempts (BatchGetItem of delivery, event and endpoint),
 	// endpoint health, the outbound rate counters; email jobs (GetItem of the

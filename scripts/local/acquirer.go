@@ -48,6 +48,7 @@ func init() {
 func deriveDefaults() {
 	localDefaults["TIX_TBANK_API_URL"] = "http://" + getenv("TIX_ACQUIRER_SIM_ADDR")
 	localDefaults["TIX_PUBLIC_URL"] = "http://" + getenv("TIX_ADDR")
+	localDefaults["TIX_SECRET_SCANNING_KEYS_URL"] = scanSimKeysURL()
 }
 
 // simulator is the running simulator; nil when TIX_TBANK_API_URL names

@@ -150,10 +150,19 @@ func run() error {
 		sim.stop(shutdown)
 	}()
 
+	scanSim, err := startScanSim(cfg.SecretScanning.KeysURL, getenv("TIX_ADDR"))
+	if err != nil {
+		return err
+	}
+	if scanSim != nil {
+		defer func() { _ = scanSim.Close() }()
+	}
+
 	a, err := sending.New(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
+	app.EnableSecretScanning(a)                // POST /v1/secret-scanning/github
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
 	keys, err := prepare(ctx, a, sim)
 	if err != nil {

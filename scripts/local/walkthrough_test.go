@@ -35,8 +35,9 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	build(t, root, filepath.Join(bin, "tix-local"), "./scripts/local")
 	build(t, root, filepath.Join(bin, "tixctl"), "./scripts/tixctl")
 
-	table, addr, simAddr := testenv.UniqueName("tix-walk"), freeAddr(t), freeAddr(t)
+	table, addr, simAddr, scanAddr := testenv.UniqueName("tix-walk"), freeAddr(t), freeAddr(t), freeAddr(t)
 	env := append(os.Environ(), "TIX_TABLE="+table, "TIX_ADDR="+addr, "TIX_DATA_DIR="+t.TempDir(), "TIX_ACQUIRER_SIM_ADDR="+simAddr,
+		"TIX_SCAN_SIM_ADDR="+scanAddr,
 		"TIX_DYNAMODB_ENDPOINT="+testenv.DynamoEndpoint(t), "TIX_SQS_ENDPOINT="+testenv.SQSEndpoint(t),
 		"TIX_QUEUE_PREFIX="+testenv.UniqueName("tix-walk"), "TIX_LOG_LEVEL=warn",
 		"TIX_SMTP_ADDR="+testenv.SMTPEndpoint(t), "TIX_MAILDEV_URL="+testenv.MailDevURL(t))
@@ -92,6 +93,23 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	}
 	script = strings.ReplaceAll(script, "go run ./scripts/tixctl", prefix[1]+"go run ./scripts/tixctl")
 	runShell(t, root, bin, append(env, "TMPDIR="+t.TempDir()), "the documented walkthrough", script)
+
+	// The simulated GitHub secret scanning (docs/secret-scanning.md, Locally):
+	// a report of the live demo key revokes it, a random string is no key.
+	report, err := exec.Command(filepath.Join(bin, "tixctl"), "scan-sim", "report", "--url", "http://"+scanAddr, liveKey, "not-a-key").CombinedOutput()
+	if err != nil || !strings.Contains(string(report), "true_positive  sk_live_...") || !strings.Contains(string(report), "false_positive  (9 characters") {
+		t.Fatalf("tixctl scan-sim report: %v\n%s", err, report)
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/ping", nil)
+	req.Header.Set("Authorization", "Bearer "+liveKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the live demo key after the simulated report: %d, want 401", res.StatusCode)
+	}
 }
 
 func build(t *testing.T, root, out, pkg string) {

@@ -11,6 +11,7 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/emailjobs"
+	"tix/internal/secretscan"
 	"tix/internal/store"
 	"tix/internal/ticketing"
 )
@@ -189,6 +190,20 @@ func orderEmails(ctx context.Context, st *store.Store, orderID string) ([]emailj
 		return nil, err
 	}
 	return emailjobs.Views(jobs), nil
+}
+
+// alertLeaked alerts the owner of a key revoked as leaked (once per key,
+// whoever revoked it: a secret scanning report or an operator); a failure is
+// reported, not fatal: the key is revoked.
+func (a *app) alertLeaked(ctx context.Context, st *store.Store, k *auth.Key) {
+	n, err := secretscan.AlertOwner(ctx, a.mailer(st), k)
+	if err != nil {
+		slog.Warn("owner alert of the leaked key not written", "key_id", k.ID, "error", err)
+		return
+	}
+	if n > 0 && !a.json {
+		fmt.Fprintf(a.stderr, "The owner's %d contact(s) will be told by email where the key was found and what to do.\n", n)
+	}
 }
 
 // alertRevoked alerts the owner of a revoked live key (once per key); a

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/store"
 	"tix/internal/ticketing"
 )
 
@@ -225,26 +228,121 @@ func keysList(ctx context.Context, a *app, args []string) error {
 	})
 }
 
+// keysRevoke revokes a key named by its id (--id or the argument) or by the
+// key itself; --leaked records that it was found in public (--source: where)
+// and alerts its owner as a secret scanning report does.
 func keysRevoke(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
 	id := fs.String("id", "", "key id (key_...)")
-	if err := parseNamed(fs, args, "id"); err != nil {
-		return err
-	}
-	st, err := a.store(ctx)
+	leaked := fs.Bool("leaked", false, "the key was found in a public source: record it and alert the owner")
+	source := fs.String("source", "", "with --leaked: the public URL where the key was found")
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	k, err := st.Keys.RevokeKey(ctx, *id, a.clock.Now())
+	if *source != "" && !*leaked {
+		return usagef("--source is for --leaked: where the leaked key was found")
+	}
+	if *source != "" {
+		if u, err := url.Parse(*source); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return usagef("--source must be the URL where the key was found, e.g. https://github.com/owner/repo/blob/<commit>/file")
+		}
+	}
+	st, k, err := a.namedKey(ctx, *id, rest, "keys revoke")
 	if err != nil {
 		return err
 	}
-	a.alertRevoked(ctx, st, k)
+	rev := auth.Revocation{At: a.clock.Now()}
+	if *leaked {
+		if k.Type == auth.Publishable {
+			return usagef("%s is a publishable key, public by design: a leak report does not revoke it (revoke it without --leaked to replace it)", k.ID)
+		}
+		rev.Reason, rev.Source = auth.RevokedLeaked, *source
+	}
+	k, _, err = st.Keys.RevokeKeyWith(ctx, k.ID, rev)
+	if err != nil {
+		return err
+	}
+	if *leaked {
+		a.alertLeaked(ctx, st, k)
+	} else {
+		a.alertRevoked(ctx, st, k)
+	}
 	v := viewOf(*k, a.clock.Now())
 	return a.emit(v, func(w io.Writer) {
 		fmt.Fprintf(w, "Revoked key %s (%s_%s ...%s) at %s; it stops authenticating within TIX_KEY_CACHE_TTL (10 s by default).\n",
 			v.ID, v.Type, v.Environment, v.Last4, formatTime(v.RevokedAt))
+		if v.RevokeReason != rev.Reason || v.LeakSource != rev.Source {
+			fmt.Fprintf(w, "It was revoked before; the first revocation stays (reason %s, source %s).\n", dash(v.RevokeReason), dash(v.LeakSource))
+		}
 	})
+}
+
+// keysShow shows one key, named by its id or by the key itself: never the key.
+func keysShow(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("keys show", flag.ContinueOnError)
+	id := fs.String("id", "", "key id (key_...)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	_, k, err := a.namedKey(ctx, *id, rest, "keys show")
+	if err != nil {
+		return err
+	}
+	v := viewOf(*k, a.clock.Now())
+	return a.emit(v, func(w io.Writer) { printKey(w, v) })
+}
+
+// namedKey reads the one key a command names, with --id or one argument: a
+// key id, or the key itself (looked up by its hash).
+func (a *app) namedKey(ctx context.Context, id string, rest []string, cmd string) (*store.Store, *auth.Key, error) {
+	ref := id
+	if id == "" && len(rest) == 1 {
+		ref = rest[0]
+	}
+	if ref == "" || len(rest) > 1 || (id != "" && len(rest) > 0) {
+		return nil, nil, usagef("%s takes one key: its id (key_...) or the key itself", cmd)
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, _, ok := auth.ParseSecret(ref); !ok {
+		k, err := st.Keys.KeyByID(ctx, ref)
+		return st, k, err
+	}
+	k, err := st.Keys.LookupKey(ctx, auth.Hash(ref))
+	if errors.Is(err, auth.ErrUnknownKey) {
+		return nil, nil, ticketing.NotFound("the key given")
+	}
+	return st, k, err
+}
+
+// printKey is the text output of keys show.
+func printKey(w io.Writer, v keyView) {
+	fmt.Fprintf(w, "Key %s (%s_%s ...%s) of %s: %s\n", v.ID, v.Type, v.Environment, v.Last4, v.OrganizerID, v.Status)
+	rows := [][2]string{{"name", dash(v.Name)}, {"scopes", strings.Join(v.Scopes, ", ")},
+		{"origins", dash(strings.Join(v.AllowedOrigins, ", "))}, {"ips", dash(strings.Join(v.AllowedIPs, ", "))},
+		{"created", formatTime(&v.CreatedAt)}, {"expires", formatTime(v.ExpiresAt)}, {"revoked", formatTime(v.RevokedAt)}}
+	if v.RevokedAt != nil {
+		reason := v.RevokeReason
+		if reason == "" {
+			reason = "by the operator"
+		}
+		rows = append(rows, [2]string{"reason", reason}, [2]string{"source", dash(v.LeakSource)})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-8s %s\n", r[0]+":", r[1])
+	}
+}
+
+// dash is s, or "-" when empty.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // keysSetBudget sets the budgets an operator gives a key ahead of an on-sale;

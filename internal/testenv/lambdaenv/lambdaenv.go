@@ -22,6 +22,7 @@ import (
 	"tix/internal/emailsend"
 	"tix/internal/payment"
 	"tix/internal/payment/tbank"
+	"tix/internal/secretscan/scantest"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -57,8 +58,15 @@ func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *E
 	prefix := testenv.UniqueName("tix-fn")
 	// The app reaches DynamoDB Local through a recorder (Record, CheckAccess).
 	dynamo := newRecorder(t, testenv.DynamoEndpoint(t))
+	reporter := scantest.New() // GitHub's secret scanning, for webhooks-secret-scanning-report.json
+	t.Cleanup(reporter.Close)
 	cfg, err := config.Load(func(k string) string {
 		switch k {
+		case "TIX_SECRET_SCANNING_KEYS_URL":
+			if v := settings[k]; v != "" {
+				return v
+			}
+			return reporter.KeysURL()
 		case "TIX_CURSOR_SECRET":
 			return string(testenv.CursorSecret)
 		case "TIX_TABLE":
@@ -112,9 +120,21 @@ func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *E
 	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
+	leaked := auth.NewSecret(auth.Secret, ticketing.EnvTest)
+	if err := st.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: "org_l", Type: auth.Secret, Environment: ticketing.EnvTest,
+		Scopes: auth.AllScopes, Last4: leaked[len(leaked)-4:], CreatedAt: now}, auth.Hash(leaked)); err != nil {
+		t.Fatal(err)
+	}
+	report := []byte(strings.ReplaceAll(SecretScanReport, "{{LEAKED_SK}}", leaked))
 	return &Env{App: a, keyID: keyID, Vars: map[string]string{"SK_TEST": secret, "EVENT_ID": "evt_lambda", "EVENT_SLUG": slug,
-		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1", "TBANK_TOKEN": connectTerminal(t, a)}}
+		"TIER_ID": "tier_l", "SEAT_ID": "seat_l1", "TBANK_TOKEN": connectTerminal(t, a),
+		"LEAKED_SK": leaked, "GITHUB_KEY_ID": reporter.CurrentKeyID(), "GITHUB_SIGNATURE": reporter.Sign(reporter.CurrentKeyID(), report)}}
 }
+
+// SecretScanReport is the body of webhooks-secret-scanning-report.json: GitHub
+// reports {{LEAKED_SK}}, a secret key of org_l, found in public; the event
+// carries the signature of the body with the placeholder replaced.
+const SecretScanReport = `[{"token":"{{LEAKED_SK}}","type":"tix_secret_key","url":"https://github.com/octo/shop/blob/0123abc/.env","source":"content"}]`
 
 // The T-Bank terminal of org_l (a test's bank simulator adds it to accept
 // org_l's live payments).

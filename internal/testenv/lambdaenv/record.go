@@ -184,10 +184,12 @@ func Allowed(fn string, c Call) error {
 	switch {
 	case has(p.Reads):
 		return nil
+	case p.RevokeKeys && c.Action == "dynamodb:UpdateItem" && store.IsKeyItem(c.PK):
+		return attrsWithin(c, store.RevocationAttributes, "key item")
 	case store.IsKeyItem(c.PK):
 		return fmt.Errorf("%s of key item %s is denied", c.Action, c.PK)
 	case p.RateLimit && c.Action == "dynamodb:UpdateItem" && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix):
-		if err := rateLimitAttrs(c); err == nil || !has(p.Writes) {
+		if err := attrsWithin(c, store.RateLimitAttributes, "rate-limit counter"); err == nil || !has(p.Writes) {
 			return err
 		}
 		return nil
@@ -199,33 +201,37 @@ func Allowed(fn string, c Call) error {
 	return fmt.Errorf("%s (item %q) is not in store.Permissions", c.Action, c.PK)
 }
 
-// rateLimitAttrs checks an update of a rate-limit counter against
-// store.RateLimitAttributes (the stack's dynamodb:Attributes condition).
-func rateLimitAttrs(c Call) error {
+// attrsWithin checks the attributes an update names against allowed (the
+// stack's dynamodb:Attributes condition): store.RateLimitAttributes for a
+// rate-limit counter, store.RevocationAttributes for a key's revocation.
+func attrsWithin(c Call, allowed []string, what string) error {
 	for _, a := range c.Attrs {
 		ok := false
-		for _, pat := range store.RateLimitAttributes {
+		for _, pat := range allowed {
 			if m, _ := path.Match(pat, a); m {
 				ok = true
 			}
 		}
 		if !ok {
-			return fmt.Errorf("%s of rate-limit counter %s touches %q, outside %v", c.Action, c.PK, a, store.RateLimitAttributes)
+			return fmt.Errorf("%s of %s %s touches %q, outside %v", c.Action, what, c.PK, a, allowed)
 		}
 	}
 	return nil
 }
 
 // CheckNoKeyItemWrites fails the test for every recorded call that wrote an
-// API key's item (KEY# or KEYID#): authenticating a request only reads the
-// key and counts the request on rate-limit counters. It also fails when no
-// counter was counted on, so that it cannot pass on requests never admitted.
+// API key's item (KEY# or KEYID#) other than a leaked key's revocation (an
+// update of store.RevocationAttributes only): authenticating a request only
+// reads the key and counts the request on rate-limit counters. It also fails
+// when no counter was counted on, so that it cannot pass on requests never
+// admitted.
 func CheckNoKeyItemWrites(t *testing.T, calls []Call) {
 	t.Helper()
 	counted := false
 	for _, c := range calls {
+		revocation := c.Action == "dynamodb:UpdateItem" && attrsWithin(c, store.RevocationAttributes, "key item") == nil
 		switch {
-		case store.IsKeyItem(c.PK) && c.Action != "dynamodb:GetItem":
+		case store.IsKeyItem(c.PK) && c.Action != "dynamodb:GetItem" && !revocation:
 			t.Errorf("%s of key item %s: a request wrote its key", c.Action, c.PK)
 		case c.Action == "dynamodb:UpdateItem" && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix):
 			counted = true
