@@ -46,6 +46,7 @@ type Config struct {
 	Webhooks         Webhooks
 	Mail             Mail
 	Edge             Edge
+	Dashboard        Dashboard
 	LogFormat        string // TIX_LOG_FORMAT: json | text
 	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
 }
@@ -151,6 +152,8 @@ var Vars = []Var{
 	{"TIX_EDGE_SECRET_ARN", "", "on AWS: ARN of the Secrets Manager secret holding TIX_EDGE_SECRET, read once at start (the stack sets it with -c edge=true; set one of the two)"},
 	{"TIX_EDGE_ONLY", "false", "with TIX_EDGE_SECRET: true refuses (403 forbidden) keyed requests that did not come through the edge, so its WAF cannot be bypassed; /health, the API reference and the bank's notifications stay reachable"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
+	{"TIX_SIGNUP", "open", "the organizer dashboard's sign-up: open (anyone signs up with an email address and gets a test-mode organizer) or invite (only people invited by an operator, tixctl organizers invite, or by an owner)"},
+	{"TIX_DASHBOARD_PATH", "/dashboard", "the URL path the organizer dashboard is served under (the AWS stack sets /v1/dashboard, below the API's stage); its emailed links are TIX_PUBLIC_URL followed by it"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
 
@@ -185,6 +188,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Webhooks = r.webhooks()
 	c.Mail = r.mail()
 	c.Edge = r.edge()
+	c.Dashboard = r.dashboard()
 	r.check(c)
 	if len(r.errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(r.errs...))

@@ -61,6 +61,8 @@ func (TextRenderer) Alert(d emailjobs.AlertData) (emailsend.Message, error) {
 		text += fmt.Sprintf("Key %s was used from %d distinct IPs today.\n", a.KeyID, a.DistinctIPs)
 	case emailjobs.CauseKeyCeiling:
 		text += fmt.Sprintf("Publishable key %s reached its ceiling of %d %s requests per window.\n", a.KeyID, a.Limit, a.Bucket)
+	case emailjobs.CauseAccountVerify, emailjobs.CauseAccountReset, emailjobs.CauseAccountExists, emailjobs.CauseMemberInvite:
+		text += fmt.Sprintf("For %s: %s\n", d.To, a.URL)
 	}
 	return emailsend.Message{Subject: "tix alert: " + a.Cause, Text: text}, nil
 }
