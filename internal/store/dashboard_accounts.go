@@ -292,6 +292,15 @@ func (a *Accounts) CreateToken(ctx context.Context, hash string, t account.Token
 	return a.putNew(ctx, "link", tokenItem{PK: tokenPK(hash), SK: skToken, TTL: t.ExpiresAt.Add(housekeeping).Unix(), Token: t})
 }
 
+// GetToken reads a token without taking it.
+func (a *Accounts) GetToken(ctx context.Context, hash string) (*account.Token, error) {
+	var it tokenItem
+	if err := a.get(ctx, tokenPK(hash), skToken, &it); err != nil {
+		return nil, err
+	}
+	return &it.Token, nil
+}
+
 // TakeToken deletes the token (conditionally: one taker) and returns it.
 func (a *Accounts) TakeToken(ctx context.Context, hash string) (*account.Token, error) {
 	var it tokenItem

@@ -184,6 +184,8 @@ type Store interface {
 	DeleteSession(ctx context.Context, hash string) error
 
 	CreateToken(ctx context.Context, hash string, t Token) error
+	// GetToken reads a token without taking it (a form shown before the link is used).
+	GetToken(ctx context.Context, hash string) (*Token, error)
 	// TakeToken deletes the token and returns it: a second taker gets ErrNotFound.
 	TakeToken(ctx context.Context, hash string) (*Token, error)
 
@@ -211,4 +213,14 @@ func NewSecret() string {
 func HashSecret(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// Link is a new single-use link's secret and what it stands for, stored
+// under the secret's hash; the caller puts the secret in the link it emails.
+func Link(ctx context.Context, st Store, t Token) (string, error) {
+	secret := NewSecret()
+	if err := st.CreateToken(ctx, HashSecret(secret), t); err != nil {
+		return "", err
+	}
+	return secret, nil
 }
