@@ -198,6 +198,12 @@ func TestTablePermissions(t *testing.T) {
 				want["KeyIPs"] = stmt{[]string{"dynamodb:PutItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": prefixes}}}
 			}
+			if access.Keys {
+				w := append([]string(nil), access.Writes...)
+				sort.Strings(w)
+				want["KeyWrite"] = stmt{w, []string{table}, map[string]any{
+					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": keyItems}}}
+			}
 			if access.RateLimit {
 				want["RateLimit"] = stmt{[]string{"dynamodb:UpdateItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{
