@@ -114,6 +114,10 @@ type Server struct {
 //go:embed templates/*.html
 var templateFS embed.FS
 
+// HTMXVersion is the htmx.org package embedded as static/htmx.min.js,
+// pinned in scripts/package.json (a test compares the two byte for byte).
+const HTMXVersion = "2.0.11"
+
 //go:embed static
 var staticFS embed.FS
 
