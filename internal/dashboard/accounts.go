@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -114,7 +115,13 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		s.emailLink(r, org.ID, account.Token{Purpose: account.PurposeVerify, Email: addr, CreatedAt: now, ExpiresAt: now.Add(s.Settings.VerifyTTL)},
 			email.CauseAccountVerify, "/verify")
 	}
-	v.Message, v.Form = "signup.check_email", map[string]string{"email": addr}
+	s.message(w, r, "signup.check_email", addr)
+}
+
+// message shows a page saying key about addr.
+func (s *Server) message(w http.ResponseWriter, r *http.Request, key, addr string) {
+	v := s.view(r, nil)
+	v.Message, v.Form = key, map[string]string{"email": addr}
 	s.render(w, r, http.StatusOK, "message", v)
 }
 
@@ -151,14 +158,20 @@ func (s *Server) sendLink(r *http.Request, org, to, cause, path, secret string) 
 	}
 }
 
-// takeLink takes the single-use link of the request's t for purpose; nil
-// (and the error page shown) when it is unknown, used, expired or another
-// purpose's.
+// takeLink takes the single-use link of secret for purpose; nil (and the
+// error page shown) when it is unknown, used, expired or another purpose's.
 func (s *Server) takeLink(w http.ResponseWriter, r *http.Request, secret, purpose string) *account.Token {
+	return s.readLink(w, r, secret, purpose, s.Accounts.TakeToken)
+}
+
+// readLink reads (GetToken) or takes (TakeToken) the link of secret and
+// checks its purpose and expiry, showing the error page when it fails.
+func (s *Server) readLink(w http.ResponseWriter, r *http.Request, secret, purpose string,
+	read func(ctx context.Context, hash string) (*account.Token, error)) *account.Token {
 	var t *account.Token
 	var err error
 	if secret != "" && len(secret) <= 100 {
-		t, err = s.Accounts.TakeToken(r.Context(), account.HashSecret(secret))
+		t, err = read(r.Context(), account.HashSecret(secret))
 	}
 	if err != nil && !errors.Is(err, account.ErrNotFound) {
 		s.internal(w, r, err)
@@ -181,9 +194,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	v := s.view(r, nil)
-	v.Message, v.Form = "verify.done", map[string]string{"email": t.Email}
-	s.render(w, r, http.StatusOK, "message", v)
+	s.message(w, r, "verify.done", t.Email)
 }
 
 func (s *Server) signinForm(w http.ResponseWriter, r *http.Request) {
@@ -311,9 +322,7 @@ func (s *Server) resetConfirm(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	v := s.view(r, nil)
-	v.Message, v.Form = "reset.done", map[string]string{"email": t.Email}
-	s.render(w, r, http.StatusOK, "message", v)
+	s.message(w, r, "reset.done", t.Email)
 }
 
 // setLang remembers the chosen language and goes back to the page.

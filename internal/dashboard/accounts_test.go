@@ -104,9 +104,7 @@ func TestSignUp_InviteOnly(t *testing.T) {
 // the browser's cookie cannot be ridden.
 func TestCrossSitePOST_Refused(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	c := h.client()
-	o := h.signUp(c, "csrf@example.com", "CSRF")
-	h.signIn(c, "csrf@example.com", password)
+	c, o := h.owner("csrf@example.com", "CSRF")
 	form := map[string][]string{"type": {"sk"}, "name": {"evil"}}
 	for _, hdr := range [][]string{{"Sec-Fetch-Site", "cross-site"}, {"Origin", "https://evil.example"}} {
 		p := h.do(c, http.MethodPost, "/o/"+o+"/test/keys", form, hdr...)
@@ -126,9 +124,7 @@ func TestCrossSitePOST_Refused(t *testing.T) {
 // before is refused afterwards.
 func TestStolenCookieAfterSignOut_Refused(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	c := h.client()
-	o := h.signUp(c, "thief@example.com", "Thief")
-	h.signIn(c, "thief@example.com", password)
+	c, o := h.owner("thief@example.com", "Thief")
 	stolen := h.client()
 	u := h.srv.URL + "/"
 	stolen.Jar.SetCookies(mustURL(u), c.Jar.Cookies(mustURL(u)))

@@ -51,14 +51,7 @@ func (s *Server) showAPI(w http.ResponseWriter, r *http.Request, o *orgReq, stat
 		if k.Environment != o.env() {
 			continue
 		}
-		row := keyRow{Key: k, Status: "active"}
-		switch {
-		case k.RevokedAt != nil:
-			row.Status = "revoked"
-		case !k.Usable(now):
-			row.Status = "expired"
-		}
-		d.Keys = append(d.Keys, row)
+		d.Keys = append(d.Keys, keyRow{Key: k, Status: k.Status(now)})
 	}
 	o.v.Data = d
 	s.render(w, r, status, "api", o.v)

@@ -184,9 +184,7 @@ func phoneWidth(t *testing.T, b *browser.Browser) {
 func TestBrowser_SupportAndOtherOrganizer(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	rc := newReceiver(t)
-	ca := h.client()
-	orgA := h.signUp(ca, "a-owner@example.com", "A")
-	h.signIn(ca, "a-owner@example.com", password)
+	ca, orgA := h.owner("a-owner@example.com", "A")
 	h.post(ca, "/o/"+orgA+"/test/webhooks", "url", rc.srv.URL)
 	eps, _ := h.a.Webhooks.Endpoints(h.ctx, orgA, ticketing.EnvTest)
 	h.member(orgA, "a-support@example.com", account.Support)

@@ -65,12 +65,7 @@ func newHarness(t *testing.T, change func(*dashboard.Settings), settings map[str
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st := testenv.Store(t, nil)
-	env := map[string]string{
-		"TIX_CURSOR_SECRET": string(testenv.CursorSecret), "TIX_TABLE": st.TableName(),
-		"TIX_DYNAMODB_ENDPOINT": testenv.DynamoEndpoint(t), "TIX_SQS_ENDPOINT": testenv.SQSEndpoint(t),
-		"TIX_QUEUE_PREFIX": testenv.UniqueName("tix-dash"), "TIX_WEBHOOK_KEYRING": config.LocalKeyring,
-		"TIX_MAIL_SENDER": "smtp", "TIX_SMTP_ADDR": testenv.SMTPEndpoint(t), "TIX_MAIL_FROM": "dashboard@tix.localhost",
-	}
+	env := testenv.StackSettings(t, st, "tix-dash", "dashboard@tix.localhost")
 	for k, v := range settings {
 		env[k] = v
 	}
@@ -233,4 +228,13 @@ func mustURL(s string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// owner signs up an organizer and signs its owner in on a new client.
+func (h *harness) owner(addr, name string) (*http.Client, string) {
+	h.t.Helper()
+	c := h.client()
+	o := h.signUp(c, addr, name)
+	h.signIn(c, addr, password)
+	return c, o
 }

@@ -83,17 +83,8 @@ func (s *Server) removeMember(w http.ResponseWriter, r *http.Request, o *orgReq)
 
 // inviteToken reads the invitation of the request's link without taking it.
 func (s *Server) inviteToken(w http.ResponseWriter, r *http.Request, secret string) (*account.Token, *account.User, bool) {
-	var t *account.Token
-	var err error
-	if secret != "" && len(secret) <= 100 {
-		t, err = s.Accounts.GetToken(r.Context(), account.HashSecret(secret))
-	}
-	if err != nil && !errors.Is(err, account.ErrNotFound) {
-		s.internal(w, r, err)
-		return nil, nil, false
-	}
-	if t == nil || t.Purpose != account.PurposeInvite || !s.Clock.Now().Before(t.ExpiresAt) {
-		s.fail(w, r, http.StatusBadRequest, "link.invalid")
+	t := s.readLink(w, r, secret, account.PurposeInvite, s.Accounts.GetToken)
+	if t == nil {
 		return nil, nil, false
 	}
 	u, err := s.Accounts.GetUser(r.Context(), t.Email)

@@ -59,9 +59,7 @@ func (rc *receiver) types() []string {
 // that page only, revoking it is recorded in the audit log with who and from where.
 func TestAPIPage_KeyCreatedOnceRevokedAudited(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	c := h.client()
-	o := h.signUp(c, "dev@example.com", "Keys")
-	h.signIn(c, "dev@example.com", password)
+	c, o := h.owner("dev@example.com", "Keys")
 	p := h.post(c, "/o/"+o+"/test/keys", "type", "pk", "name", "shop", "origins", "https://Shop.example:443/\nhttp://localhost:3000",
 		"scopes", auth.ScopeEventsRead, "scopes", auth.ScopeHoldsWrite)
 	if p.status != http.StatusCreated {
@@ -122,9 +120,7 @@ func TestAPIPage_KeyCreatedOnceRevokedAudited(t *testing.T) {
 func TestAPIPage_WebhookEndpoint(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	rc := newReceiver(t)
-	c := h.client()
-	o := h.signUp(c, "hooks@example.com", "Hooks")
-	h.signIn(c, "hooks@example.com", password)
+	c, o := h.owner("hooks@example.com", "Hooks")
 	p := h.post(c, "/o/"+o+"/test/webhooks", "url", rc.srv.URL+"/hooks", "events", ticketing.EventOrderPaid, "description", "shop")
 	if p.status != http.StatusCreated {
 		t.Fatalf("create endpoint: %d %s", p.status, p.body)
@@ -223,9 +219,7 @@ func TestTenancy_OtherOrganizerIsNotFound(t *testing.T) {
 func TestRoles_EveryDenial(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	rc := newReceiver(t)
-	owner := h.client()
-	o := h.signUp(owner, "boss@example.com", "Roles")
-	h.signIn(owner, "boss@example.com", password)
+	owner, o := h.owner("boss@example.com", "Roles")
 	h.post(owner, "/o/"+o+"/test/webhooks", "url", rc.srv.URL)
 	eps, _ := h.a.Webhooks.Endpoints(h.ctx, o, ticketing.EnvTest)
 	ep := eps[0].ID
@@ -293,9 +287,7 @@ func revokedByDeveloper(h *harness, org, keyID string) bool {
 // the keys. The invitation and the joining are in the audit log.
 func TestInvite_SupportMemberCannotSeeKeys(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	owner := h.client()
-	o := h.signUp(owner, "own@example.com", "Invite")
-	h.signIn(owner, "own@example.com", password)
+	owner, o := h.owner("own@example.com", "Invite")
 	if p := h.post(owner, "/o/"+o+"/test/members", "email", "Help@Example.com", "role", "support"); p.status != http.StatusOK {
 		t.Fatalf("invite: %d %s", p.status, p.body)
 	}

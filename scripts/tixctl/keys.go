@@ -26,13 +26,7 @@ type keyView struct {
 }
 
 func viewOf(k auth.Key, now time.Time) keyView {
-	v := keyView{Key: k, Status: "active"}
-	switch {
-	case k.RevokedAt != nil:
-		v.Status = "revoked"
-	case !k.Usable(now):
-		v.Status = "expired"
-	}
+	v := keyView{Key: k, Status: k.Status(now)}
 	if v.Scopes == nil {
 		v.Scopes = []string{}
 	}
