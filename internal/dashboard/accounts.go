@@ -339,7 +339,6 @@ func (s *Server) setLang(w http.ResponseWriter, r *http.Request) {
 
 // formValues reads the named fields of a posted form (or the query).
 func formValues(r *http.Request, names ...string) map[string]string {
-	r.Body = http.MaxBytesReader(nil, r.Body, 64<<10)
 	out := map[string]string{}
 	for _, n := range names {
 		out[n] = r.FormValue(n)

@@ -285,3 +285,16 @@ func TestSignIn_NextStaysOnTheDashboard(t *testing.T) {
 		}
 	}
 }
+
+// An oversized form is refused as bad input, never a 500, and writes nothing.
+func TestOversizedForm_Refused(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	c, o := h.owner("big@example.com", "Big")
+	big := strings.Repeat("https://a.example\n", 5000)
+	if p := h.post(c, "/o/"+o+"/test/keys", "type", "pk", "origins", big); p.status != http.StatusBadRequest {
+		t.Errorf("a 90 KB key form: %d, want 400", p.status)
+	}
+	if ks, _ := h.a.Store.ListKeys(h.ctx, o); len(ks) != 0 {
+		t.Errorf("keys after an oversized form: %v", ks)
+	}
+}

@@ -147,6 +147,10 @@ func (s *Server) Handler() http.Handler {
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+// maxForm bounds a request's body: the largest form (a key's origins and
+// IPs) is a few KB.
+const maxForm = 64 << 10
+
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
@@ -155,6 +159,7 @@ func securityHeaders(h http.Handler) http.Handler {
 		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Cache-Control", "no-store")
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		h.ServeHTTP(w, r)
 	})
 }
