@@ -52,6 +52,9 @@ func TestSignUp_VerifyThenSignIn(t *testing.T) {
 	if o.Name != "Kazan Jazz" || o.Verified {
 		t.Errorf("organizer %+v: want Kazan Jazz in test mode only", o)
 	}
+	if id, err := h.a.Store.GetIdentity(h.ctx, o.ID); err != nil || len(id.Contacts) != 1 || id.Contacts[0] != addr {
+		t.Errorf("the new organizer's alert contacts: %+v %v, want its owner", id, err)
+	}
 	home := h.get(c, "/")
 	if home.status != http.StatusSeeOther || home.header.Get("Location") != h.d.Settings.Path+"/o/"+o.ID+"/test/" {
 		t.Fatalf("home: %d %s", home.status, home.header.Get("Location"))

@@ -68,10 +68,13 @@ func memberOf(m account.Member) memberItem {
 		GSI1PK: userOrgsPK(m.Email), GSI1SK: m.OrganizerID, Member: m}
 }
 
-// SignUp writes the organizer, its owner and its settings in one transaction.
+// SignUp writes the organizer, its owner and its settings in one
+// transaction. The owner's address is the organizer's alert contact
+// (mail_contacts, as tixctl organizers set-contacts writes it), so its
+// alerts and its test-mode emails reach the owner from the start.
 func (a *Accounts) SignUp(ctx context.Context, o ticketing.Organizer, u account.User, m account.Member, st account.Settings) error {
 	var items []types.TransactWriteItem
-	for _, v := range []any{
+	for i, v := range []any{
 		userItem{PK: userPK(u.Email), SK: skUser, User: u},
 		organizerItem{PK: orgPK(o.ID), SK: skOrganizer, GSI1PK: orgListPK, GSI1SK: sortTime(o.CreatedAt) + "#" + o.ID, Organizer: o},
 		memberOf(m),
@@ -80,6 +83,9 @@ func (a *Accounts) SignUp(ctx context.Context, o ticketing.Organizer, u account.
 		p, err := a.put(v)
 		if err != nil {
 			return fmt.Errorf("marshal sign-up of %s: %w", o.ID, err)
+		}
+		if i == 1 {
+			p.Item["mail_contacts"] = &types.AttributeValueMemberL{Value: []types.AttributeValue{str(u.Email)}}
 		}
 		items = append(items, types.TransactWriteItem{Put: p})
 	}
