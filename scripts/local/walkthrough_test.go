@@ -310,7 +310,7 @@ func checkDashboardSignIn(t *testing.T, welcome string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign in with the printed %s / %s: %d", m[2], m[3], res.StatusCode)
 	}
@@ -318,7 +318,7 @@ func checkDashboardSignIn(t *testing.T, welcome string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(loc, "/o/org_demo/test/") {
 		t.Errorf("the demo owner's dashboard: %d to %q, want the demo organizer", res.StatusCode, loc)
 	}
