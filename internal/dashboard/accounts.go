@@ -12,7 +12,7 @@ import (
 
 	tixauth "tix/internal/auth"
 	"tix/internal/dashboard/account"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
@@ -88,7 +88,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 	case name == "" || utf8.RuneCountInString(name) > 100:
 		show("signup.bad_name")
 		return
-	case !email.ValidAddress(addr):
+	case !emailjobs.ValidAddress(addr):
 		show("signup.bad_email")
 		return
 	case account.CheckPassword(f["password"]) != nil:
@@ -106,14 +106,14 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 	err := s.Accounts.SignUp(r.Context(), org, u, m, account.Settings{OrganizerID: org.ID, TimeZone: f["time_zone"]})
 	switch {
 	case errors.Is(err, account.ErrExists):
-		s.sendLink(r, "", addr, email.CauseAccountExists, "/signin", "")
+		s.sendLink(r, "", addr, emailjobs.CauseAccountExists, "/signin", "")
 	case err != nil:
 		s.internal(w, r, err)
 		return
 	default:
 		s.audit(r, org.ID, addr, "account.signup", addr, "")
 		s.emailLink(r, org.ID, account.Token{Purpose: account.PurposeVerify, Email: addr, CreatedAt: now, ExpiresAt: now.Add(s.Settings.VerifyTTL)},
-			email.CauseAccountVerify, "/verify")
+			emailjobs.CauseAccountVerify, "/verify")
 	}
 	s.message(w, r, "signup.check_email", addr)
 }
@@ -239,7 +239,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	if u.VerifiedAt == nil {
 		now := s.Clock.Now().UTC()
 		s.emailLink(r, "", account.Token{Purpose: account.PurposeVerify, Email: addr, CreatedAt: now, ExpiresAt: now.Add(s.Settings.VerifyTTL)},
-			email.CauseAccountVerify, "/verify")
+			emailjobs.CauseAccountVerify, "/verify")
 		v.Message = "signin.unverified"
 		s.render(w, r, http.StatusForbidden, "signin", v)
 		return
@@ -286,7 +286,7 @@ func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) {
 	if u, err := s.Accounts.GetUser(r.Context(), addr); err == nil {
 		now := s.Clock.Now().UTC()
 		s.emailLink(r, "", account.Token{Purpose: account.PurposeReset, Email: u.Email, CreatedAt: now, ExpiresAt: now.Add(s.Settings.ResetTTL)},
-			email.CauseAccountReset, "/reset/confirm")
+			emailjobs.CauseAccountReset, "/reset/confirm")
 	} else if !errors.Is(err, account.ErrNotFound) {
 		s.internal(w, r, err)
 		return

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tix/internal/dashboard/account"
-	"tix/internal/mail/mailtest"
+	"tix/internal/emailsend/emailtest"
 	"tix/internal/testenv"
 	"tix/internal/testenv/browser"
 	"tix/internal/ticketing"
@@ -102,11 +102,11 @@ func TestBrowser_SignUpToWebhookTest(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	raw, err := mailtest.MailDev{URL: testenv.MailDevURL(t)}.Raw(ctx, addr, time.Minute)
+	raw, err := emailtest.MailDev{URL: testenv.MailDevURL(t)}.Raw(ctx, addr, time.Minute)
 	if err != nil {
 		t.Fatalf("the verification email in the inbox: %v", err)
 	}
-	msg, err := mailtest.Parse(raw)
+	msg, err := emailtest.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

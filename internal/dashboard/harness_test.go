@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"tix/internal/app"
+	"tix/internal/app/dash"
+	"tix/internal/app/sending"
 	"tix/internal/config"
 	"tix/internal/dashboard"
 	"tix/internal/dashboard/account"
@@ -73,7 +75,7 @@ func newHarness(t *testing.T, change func(*dashboard.Settings), settings map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(ctx, cfg, nil)
+	a, err := sending.New(ctx, cfg, nil) // the email jobs sent, as the deliver function does
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func newHarness(t *testing.T, change func(*dashboard.Settings), settings map[str
 	h.srv = httptest.NewServer(mux)
 	t.Cleanup(h.srv.Close)
 	a.Config.Payments.PublicURL = h.srv.URL
-	h.d = app.NewDashboard(a)
+	h.d = dash.NewDashboard(a)
 	h.links = &linkRecorder{Mailer: h.d.Mail, links: map[string][]string{}}
 	h.d.Mail = h.links
 	if change != nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"tix/internal/dashboard/account"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 )
 
 func (s *Server) membersPage(w http.ResponseWriter, r *http.Request, o *orgReq) {
@@ -41,7 +41,7 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request, o *orgReq) {
 	addr, role := account.NormalizeEmail(f["email"]), account.Role(f["role"])
 	o.v.Form = f
 	switch {
-	case !email.ValidAddress(addr):
+	case !emailjobs.ValidAddress(addr):
 		o.v.Message = "signup.bad_email"
 	case !role.Valid():
 		o.v.Message = "members.bad_role"
@@ -55,7 +55,7 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request, o *orgReq) {
 		s.internal(w, r, err)
 		return
 	}
-	s.sendLink(r, o.org(), addr, email.CauseMemberInvite, "/invite", secret)
+	s.sendLink(r, o.org(), addr, emailjobs.CauseMemberInvite, "/invite", secret)
 	s.did(r, o, "member.invite", addr, string(role))
 	o.v.Message, o.v.Form = "members.invited", map[string]string{"email": addr}
 	s.showMembers(w, r, o, http.StatusOK)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tix/internal/app"
+	"tix/internal/app/dash"
 	"tix/internal/dashboard/account"
 	"tix/internal/demo"
 )
@@ -68,7 +69,7 @@ func ensureDemoOwner(ctx context.Context, st account.Store, dataDir string) (dem
 // withDashboard serves the organizer dashboard under its path beside the API,
 // on one port, as API Gateway routes /dashboard to its own Lambda on AWS.
 func withDashboard(a *app.App, api http.Handler) http.Handler {
-	d := app.NewDashboard(a).Handler()
+	d := dash.NewDashboard(a).Handler()
 	p := a.Config.Dashboard.Path
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {

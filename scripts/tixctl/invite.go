@@ -11,7 +11,7 @@ import (
 
 	"tix/internal/dashboard"
 	"tix/internal/dashboard/account"
-	"tix/internal/email"
+	"tix/internal/emailjobs"
 )
 
 // invitation is the output of organizers invite: the link is the secret
@@ -42,7 +42,7 @@ func organizersInvite(ctx context.Context, a *app, args []string) error {
 	to := account.NormalizeEmail(*addr)
 	r := account.Role(*role)
 	switch {
-	case !email.ValidAddress(to):
+	case !emailjobs.ValidAddress(to):
 		return usagef("--email %q is not an email address", *addr)
 	case !r.Valid():
 		return usagef("--role must be owner, developer, support or viewer")
@@ -64,7 +64,7 @@ func organizersInvite(ctx context.Context, a *app, args []string) error {
 	}
 	out := invitation{OrganizerID: *id, Email: to, Role: string(r), Link: strings.TrimRight(*base, "/") + "/invite?t=" + secret, ExpiresAt: now.UTC().Add(ttl)}
 	if !*noEmail {
-		if err := a.mailer(st).AccountEmail(ctx, *id, to, email.CauseMemberInvite, out.Link); err != nil {
+		if err := a.mailer(st).AccountEmail(ctx, *id, to, emailjobs.CauseMemberInvite, out.Link); err != nil {
 			slog.Warn("the invitation email job was not written; give the person the link", "error", err)
 		} else {
 			out.Emailed = true

@@ -1,6 +1,10 @@
-package app
+// Package dash wires the organizer dashboard over an app: only the
+// dashboard's function and the local runner import it, so the API
+// functions link no html/template.
+package dash
 
 import (
+	"tix/internal/app"
 	"tix/internal/dashboard"
 )
 
@@ -8,7 +12,7 @@ import (
 // its keys and webhook endpoints change through the same store methods
 // and webhook service as the API and tixctl, its emails go through a's
 // email pipeline.
-func NewDashboard(a *App) *dashboard.Server {
+func NewDashboard(a *app.App) *dashboard.Server {
 	s := dashboard.DefaultSettings
 	s.Path, s.OpenSignup = a.Config.Dashboard.Path, a.Config.Dashboard.OpenSignup
 	s.PublicURL = a.Config.Payments.PublicURL
