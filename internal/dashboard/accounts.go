@@ -91,7 +91,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 	case !emailjobs.ValidAddress(addr):
 		show("signup.bad_email")
 		return
-	case account.CheckPassword(f["password"]) != nil:
+	case CheckPassword(f["password"]) != nil:
 		show("password.rules")
 		return
 	case !validZone(f["time_zone"]):
@@ -101,7 +101,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 	now := s.Clock.Now().UTC()
 	org := ticketing.Organizer{ID: "org_" + tixauth.RandomString("abcdefghijklmnopqrstuvwxyz0123456789", 12),
 		Name: strings.TrimSpace(f["org_name"]), CreatedAt: now}
-	u := account.User{Email: addr, PasswordHash: account.HashPassword(f["password"]), CreatedAt: now}
+	u := account.User{Email: addr, PasswordHash: HashPassword(f["password"]), CreatedAt: now}
 	m := account.Member{OrganizerID: org.ID, Email: addr, Role: account.Owner, AddedAt: now, AddedBy: "signup"}
 	err := s.Accounts.SignUp(r.Context(), org, u, m, account.Settings{OrganizerID: org.ID, TimeZone: f["time_zone"]})
 	switch {
@@ -211,7 +211,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	addr := account.NormalizeEmail(f["email"])
 	v := s.view(r, nil)
 	v.Form = map[string]string{"email": addr, "next": s.nextPath(f["next"])}
-	if addr == "" || len(addr) > 320 || len(f["password"]) > account.MaxPassword {
+	if addr == "" || len(addr) > 320 || len(f["password"]) > MaxPassword {
 		v.Message = "signin.failed"
 		s.render(w, r, http.StatusUnauthorized, "signin", v)
 		return
@@ -231,7 +231,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	if u == nil && !account.VerifyNoAccount(f["password"]) || u != nil && !account.VerifyPassword(f["password"], u.PasswordHash) {
+	if u == nil && !VerifyNoAccount(f["password"]) || u != nil && !VerifyPassword(f["password"], u.PasswordHash) {
 		v.Message = "signin.failed"
 		s.render(w, r, http.StatusUnauthorized, "signin", v)
 		return
@@ -304,7 +304,7 @@ func (s *Server) resetConfirmForm(w http.ResponseWriter, r *http.Request) {
 // password is acceptable) and confirms the address, which the link proved.
 func (s *Server) resetConfirm(w http.ResponseWriter, r *http.Request) {
 	f := formValues(r, "t", "password")
-	if account.CheckPassword(f["password"]) != nil {
+	if CheckPassword(f["password"]) != nil {
 		v := s.view(r, nil)
 		v.Form["t"], v.Message = f["t"], "password.rules"
 		s.render(w, r, http.StatusBadRequest, "reset_confirm", v)
@@ -314,7 +314,7 @@ func (s *Server) resetConfirm(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	err := s.Accounts.SetPassword(r.Context(), t.Email, account.HashPassword(f["password"]))
+	err := s.Accounts.SetPassword(r.Context(), t.Email, HashPassword(f["password"]))
 	if err == nil {
 		err = s.Accounts.MarkVerified(r.Context(), t.Email, s.Clock.Now())
 	}

@@ -52,7 +52,7 @@ func TestSignUp_VerifyThenSignIn(t *testing.T) {
 	if o.Name != "Kazan Jazz" || o.Verified {
 		t.Errorf("organizer %+v: want Kazan Jazz in test mode only", o)
 	}
-	if id, err := h.a.Store.GetIdentity(h.ctx, o.ID); err != nil || len(id.Contacts) != 1 || id.Contacts[0] != addr {
+	if id, err := h.a.Store.Emails.GetIdentity(h.ctx, o.ID); err != nil || len(id.Contacts) != 1 || id.Contacts[0] != addr {
 		t.Errorf("the new organizer's alert contacts: %+v %v, want its owner", id, err)
 	}
 	home := h.get(c, "/")
@@ -115,7 +115,7 @@ func TestCrossSitePOST_Refused(t *testing.T) {
 			t.Errorf("POST with %s: %s: %d, want 403", hdr[0], hdr[1], p.status)
 		}
 	}
-	if ks, _ := h.a.Store.ListKeys(h.ctx, o); len(ks) != 0 {
+	if ks, _ := h.a.Store.Keys.ListKeys(h.ctx, o); len(ks) != 0 {
 		t.Errorf("keys after cross-site posts: %v", ks)
 	}
 	if p := h.do(c, http.MethodPost, "/o/"+o+"/test/keys", form, "Sec-Fetch-Site", "same-origin"); p.status != http.StatusCreated {
@@ -297,7 +297,7 @@ func TestOversizedForm_Refused(t *testing.T) {
 	if p := h.post(c, "/o/"+o+"/test/keys", "type", "pk", "origins", big); p.status != http.StatusBadRequest {
 		t.Errorf("a 90 KB key form: %d, want 400", p.status)
 	}
-	if ks, _ := h.a.Store.ListKeys(h.ctx, o); len(ks) != 0 {
+	if ks, _ := h.a.Store.Keys.ListKeys(h.ctx, o); len(ks) != 0 {
 		t.Errorf("keys after an oversized form: %v", ks)
 	}
 }

@@ -192,7 +192,7 @@ func (h *harness) signIn(c *http.Client, addr, pw string) page {
 func (h *harness) member(org, addr string, role account.Role) *http.Client {
 	h.t.Helper()
 	now := time.Now().UTC()
-	if err := h.d.Accounts.CreateUser(h.ctx, account.User{Email: addr, PasswordHash: account.HashPassword(password), VerifiedAt: &now, CreatedAt: now}); err != nil {
+	if err := h.d.Accounts.CreateUser(h.ctx, account.User{Email: addr, PasswordHash: dashboard.HashPassword(password), VerifiedAt: &now, CreatedAt: now}); err != nil {
 		h.t.Fatal(err)
 	}
 	if err := h.d.Accounts.AddMember(h.ctx, account.Member{OrganizerID: org, Email: addr, Role: role, AddedAt: now, AddedBy: "test"}); err != nil {
@@ -217,7 +217,7 @@ func secretIn(t *testing.T, body string) string {
 
 func org(h *harness, id string) *ticketing.Organizer {
 	h.t.Helper()
-	o, err := h.a.Store.GetOrganizer(h.ctx, id)
+	o, err := h.a.Store.Organizers.GetOrganizer(h.ctx, id)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -122,9 +122,9 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	now := s.Clock.Now().UTC()
 	switch {
-	case u != nil && !account.VerifyPassword(f["password"], u.PasswordHash):
+	case u != nil && !VerifyPassword(f["password"], u.PasswordHash):
 		v.Message = "signin.failed"
-	case u == nil && account.CheckPassword(f["password"]) != nil:
+	case u == nil && CheckPassword(f["password"]) != nil:
 		v.Message = "password.rules"
 	}
 	if v.Message != "" {
@@ -138,7 +138,7 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	if u == nil {
 		// An account created for the address since the form was shown is
 		// not this password's: refuse rather than sign in to it.
-		err = s.Accounts.CreateUser(ctx, account.User{Email: t.Email, PasswordHash: account.HashPassword(f["password"]), VerifiedAt: &now, CreatedAt: now})
+		err = s.Accounts.CreateUser(ctx, account.User{Email: t.Email, PasswordHash: HashPassword(f["password"]), VerifiedAt: &now, CreatedAt: now})
 		if errors.Is(err, account.ErrExists) {
 			s.fail(w, r, http.StatusConflict, "link.invalid")
 			return

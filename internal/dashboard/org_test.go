@@ -66,7 +66,7 @@ func TestAPIPage_KeyCreatedOnceRevokedAudited(t *testing.T) {
 		t.Fatalf("create key: %d %s", p.status, p.body)
 	}
 	secret := secretIn(t, p.body)
-	k, err := h.a.Store.LookupKey(h.ctx, auth.Hash(secret))
+	k, err := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret))
 	if err != nil {
 		t.Fatalf("the new key is not found by its secret: %v", err)
 	}
@@ -92,7 +92,7 @@ func TestAPIPage_KeyCreatedOnceRevokedAudited(t *testing.T) {
 	if p := h.post(c, "/o/"+o+"/test/keys/"+k.ID+"/revoke"); p.status != http.StatusSeeOther {
 		t.Fatalf("revoke: %d %s", p.status, p.body)
 	}
-	if k, _ := h.a.Store.LookupKey(h.ctx, auth.Hash(secret)); k.RevokedAt == nil {
+	if k, _ := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret)); k.RevokedAt == nil {
 		t.Error("the key is not revoked")
 	}
 	es, err := h.d.Accounts.Entries(h.ctx, o, 10)
@@ -186,7 +186,7 @@ func TestTenancy_OtherOrganizerIsNotFound(t *testing.T) {
 	secret := secretIn(t, h.post(ca, "/o/"+orgA+"/test/keys", "type", "sk").body)
 	h.post(ca, "/o/"+orgA+"/test/webhooks", "url", rc.srv.URL)
 	epsA, _ := h.a.Webhooks.Endpoints(h.ctx, orgA, ticketing.EnvTest)
-	kA, _ := h.a.Store.LookupKey(h.ctx, auth.Hash(secret))
+	kA, _ := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret))
 	for _, path := range []string{"/o/" + orgA + "/test/", "/o/" + orgA + "/test/api", "/o/" + orgA + "/test/members", "/o/" + orgA + "/test/audit",
 		"/o/" + orgA + "/test/webhooks/" + epsA[0].ID, "/o/" + orgB + "/test/webhooks/" + epsA[0].ID, "/o/" + orgB + "/live/webhooks/" + epsA[0].ID} {
 		if p := h.get(cb, path); p.status != http.StatusNotFound {
@@ -200,13 +200,13 @@ func TestTenancy_OtherOrganizerIsNotFound(t *testing.T) {
 			t.Errorf("B POST %s: %d, want 404", path, p.status)
 		}
 	}
-	if k, _ := h.a.Store.LookupKey(h.ctx, auth.Hash(secret)); k.RevokedAt != nil {
+	if k, _ := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret)); k.RevokedAt != nil {
 		t.Error("B revoked A's key")
 	}
 	if ep, _ := h.a.Webhooks.GetEndpoint(h.ctx, epsA[0].ID); ep.Status != webhook.EndpointActive || ep.SecretRotatedAt != nil {
 		t.Errorf("B changed A's endpoint: %+v", ep)
 	}
-	if ks, _ := h.a.Store.ListKeys(h.ctx, orgA); len(ks) != 1 {
+	if ks, _ := h.a.Store.Keys.ListKeys(h.ctx, orgA); len(ks) != 1 {
 		t.Errorf("A's keys: %d", len(ks))
 	}
 	if ms, _ := h.d.Accounts.ListMembers(h.ctx, orgA); len(ms) != 1 {
@@ -224,7 +224,7 @@ func TestRoles_EveryDenial(t *testing.T) {
 	eps, _ := h.a.Webhooks.Endpoints(h.ctx, o, ticketing.EnvTest)
 	ep := eps[0].ID
 	secret := secretIn(t, h.post(owner, "/o/"+o+"/test/keys", "type", "sk").body)
-	k, _ := h.a.Store.LookupKey(h.ctx, auth.Hash(secret))
+	k, _ := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret))
 	base := "/o/" + o + "/test"
 	type action struct {
 		method, path string
@@ -264,7 +264,7 @@ func TestRoles_EveryDenial(t *testing.T) {
 		}
 	}
 	// Nothing the denied roles sent changed anything.
-	if k2, _ := h.a.Store.LookupKey(h.ctx, auth.Hash(secret)); k2.RevokedAt != nil && !revokedByDeveloper(h, o, k.ID) {
+	if k2, _ := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret)); k2.RevokedAt != nil && !revokedByDeveloper(h, o, k.ID) {
 		t.Error("the key was revoked by a role that may not")
 	}
 	if ms, _ := h.d.Accounts.ListMembers(h.ctx, o); len(ms) != 4 {

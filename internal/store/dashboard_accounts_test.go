@@ -44,7 +44,7 @@ func TestAccounts_ConcurrentSignUpsOneAccount(t *testing.T) {
 	if won.Load() != 1 || err != nil || len(ms) != 1 {
 		t.Fatalf("%d sign-ups won, memberships %v (%v): want exactly one", won.Load(), ms, err)
 	}
-	orgs, _ := st.ListOrganizers(ctx)
+	orgs, _ := st.Organizers.ListOrganizers(ctx)
 	if len(orgs) != 1 || orgs[0].ID != ms[0].OrganizerID {
 		t.Errorf("organizers %v: want only the winner's", orgs)
 	}

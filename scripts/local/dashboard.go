@@ -12,6 +12,7 @@ import (
 
 	"tix/internal/app"
 	"tix/internal/app/dash"
+	"tix/internal/dashboard"
 	"tix/internal/dashboard/account"
 	"tix/internal/demo"
 )
@@ -40,9 +41,9 @@ func ensureDemoOwner(ctx context.Context, st account.Store, dataDir string) (dem
 		return o, err
 	}
 	now := time.Now().UTC()
-	if u == nil || o.Email != demoOwnerEmail || !account.VerifyPassword(o.Password, u.PasswordHash) {
+	if u == nil || o.Email != demoOwnerEmail || !dashboard.VerifyPassword(o.Password, u.PasswordHash) {
 		o = demoOwner{Email: demoOwnerEmail, Password: account.NewSecret()[:16]}
-		hash := account.HashPassword(o.Password)
+		hash := dashboard.HashPassword(o.Password)
 		if u == nil {
 			err = st.CreateUser(ctx, account.User{Email: o.Email, PasswordHash: hash, VerifiedAt: &now, CreatedAt: now})
 		} else {

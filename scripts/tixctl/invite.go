@@ -53,7 +53,7 @@ func organizersInvite(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.GetOrganizer(ctx, *id); err != nil {
+	if _, err := st.Organizers.GetOrganizer(ctx, *id); err != nil {
 		return err
 	}
 	now := a.clock.Now()

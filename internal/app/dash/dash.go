@@ -18,8 +18,8 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	s.PublicURL = a.Config.Payments.PublicURL
 	s.SecretOverlap = a.Config.Webhooks.SecretOverlap
 	d := &dashboard.Server{
-		Accounts: a.Store.Accounts(), Organizers: a.Store, Keys: a.Store, Webhooks: a.Webhooks,
-		Counter: a.Store, Clock: a.Webhooks.Clock, Settings: s,
+		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
+		Counter: a.Store.Keys, Clock: a.Webhooks.Clock, Settings: s,
 	}
 	if a.Email != nil {
 		d.Mail = a.Email
