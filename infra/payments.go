@@ -79,8 +79,8 @@ func httpsBase(name, raw, version string) (string, error) {
 }
 
 // acquirerEnv gives the acquirer functions TIX_TBANK_API_URL and
-// TIX_PUBLIC_URL (the latter also to the function serving the OpenAPI
-// document) and returns the notification URL. Without a publicUrl the
+// TIX_PUBLIC_URL (the latter also to the functions serving the OpenAPI
+// document and the dashboard; the dashboard also its TIX_DASHBOARD_PATH) and returns the notification URL. Without a publicUrl the
 // public URL is built from the API's id, the region and the URL suffix, not
 // from the stage's URL: the functions' configuration must not wait for the
 // stage, whose routes wait for the functions (a dependency cycle).
@@ -95,8 +95,11 @@ func (b *build) acquirerEnv(fns map[string]awslambda.Function, api awsapigateway
 		if f.Acquirer {
 			fns[f.Name].AddEnvironment(jsii.String("TIX_TBANK_API_URL"), jsii.String(lp.tbankURL), nil)
 		}
-		if f.Acquirer || f.Documents {
+		if f.Acquirer || f.Documents || f.Dashboard {
 			fns[f.Name].AddEnvironment(jsii.String("TIX_PUBLIC_URL"), public, nil)
+		}
+		if f.Dashboard {
+			fns[f.Name].AddEnvironment(jsii.String("TIX_DASHBOARD_PATH"), jsii.String(DashboardPath), nil)
 		}
 	}
 	return awscdk.Fn_Join(jsii.String(""), &[]*string{public, jsii.String("/v1" + NotificationRoutePath)})

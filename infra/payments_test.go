@@ -182,11 +182,14 @@ func TestAcquirerEnvironment(t *testing.T) {
 		all := templates[stage]["Resources"].(map[string]any)
 		for name, id := range functionIDs(t, stage) {
 			vars := props(all[id].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
-			if name == "catalog" && !reflect.DeepEqual(vars["TIX_PUBLIC_URL"], wantPublic) {
-				t.Errorf("%s catalog (serves openapi.json): TIX_PUBLIC_URL %v, want %v", stage, flat(vars["TIX_PUBLIC_URL"]), flat(wantPublic))
+			if (name == "catalog" || name == "dashboard") && !reflect.DeepEqual(vars["TIX_PUBLIC_URL"], wantPublic) {
+				t.Errorf("%s %s (serves openapi.json or emails dashboard links): TIX_PUBLIC_URL %v, want %v", stage, name, flat(vars["TIX_PUBLIC_URL"]), flat(wantPublic))
+			}
+			if name == "dashboard" && vars["TIX_DASHBOARD_PATH"] != DashboardPath {
+				t.Errorf("%s dashboard: TIX_DASHBOARD_PATH %v, want %s (below the stage)", stage, vars["TIX_DASHBOARD_PATH"], DashboardPath)
 			}
 			if !acquirers[name] {
-				if (name != "catalog" && vars["TIX_PUBLIC_URL"] != nil) || vars["TIX_TBANK_API_URL"] != nil {
+				if (name != "catalog" && name != "dashboard" && vars["TIX_PUBLIC_URL"] != nil) || vars["TIX_TBANK_API_URL"] != nil {
 					t.Errorf("%s %s: calls no acquirer but has TIX_PUBLIC_URL %v, TIX_TBANK_API_URL %v", stage, name, vars["TIX_PUBLIC_URL"], vars["TIX_TBANK_API_URL"])
 				}
 				continue

@@ -23,6 +23,8 @@ import (
 //   - TableWrite: its write actions on every item but the API keys
 //     (dynamodb:LeadingKeys not KEY#... or KEYID#...): only the operator's
 //     tixctl creates and revokes keys;
+//   - KeyWrite (the dashboard only: Keys): its write actions on the API key
+//     items, which it creates and revokes for its organizers as tixctl does;
 //   - RateLimit (HTTP functions): UpdateItem of the rate-limit counter items
 //     only (dynamodb:LeadingKeys RL#..., dynamodb:Attributes PK, SK, n, ttl),
 //     which is how every request is admitted; no function writes a key item;
@@ -88,6 +90,13 @@ func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string, mailO
 				"dynamodb:LeadingKeys": keyItems,
 				"dynamodb:Attributes":  store.RevocationAttributes,
 			},
+		})
+	}
+	if access.Keys {
+		// The dashboard creates and revokes its organizers' keys (the same
+		// store calls as tixctl): write actions on the key items only.
+		add("KeyWrite", access.Writes, tableArn, map[string]any{
+			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": keyItems},
 		})
 	}
 	if access.RateLimit {

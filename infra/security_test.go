@@ -206,6 +206,12 @@ func TestTablePermissions(t *testing.T) {
 				want["RevokeKeys"] = stmt{[]string{"dynamodb:UpdateItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": keyItems, "dynamodb:Attributes": revAttrs}}}
 			}
+			if access.Keys {
+				w := append([]string(nil), access.Writes...)
+				sort.Strings(w)
+				want["KeyWrite"] = stmt{w, []string{table}, map[string]any{
+					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": keyItems}}}
+			}
 			if access.RateLimit {
 				want["RateLimit"] = stmt{[]string{"dynamodb:UpdateItem"}, []string{table}, map[string]any{
 					"ForAllValues:StringLike": map[string]any{

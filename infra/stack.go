@@ -86,9 +86,17 @@ type Function struct {
 	// Documents: the function serves /v1/openapi.json, whose servers URL is
 	// TIX_PUBLIC_URL (never a request's Host), so it gets TIX_PUBLIC_URL too.
 	Documents bool
+	// Dashboard: the function serves the organizer dashboard below the
+	// stage (TIX_DASHBOARD_PATH DashboardPath); its emailed links start with
+	// TIX_PUBLIC_URL (never a request's Host), so it gets that too.
+	Dashboard bool
 }
 
-// Functions are the six Lambdas, with the memory and timeout each gets.
+// DashboardPath is the dashboard's path below the API's host: the stage's
+// /v1 prefix, then the dashboard's routes.
+const DashboardPath = "/v1/dashboard"
+
+// Functions are the seven Lambdas, with the memory and timeout each gets.
 var Functions = []Function{
 	// Seating maps render up to ~2 MB of JSON: Lambda's CPU grows with memory,
 	// so 512 MB encodes a big map about twice as fast as 256 MB would, and holds
@@ -107,6 +115,12 @@ var Functions = []Function{
 	// API Gateway's 30 s. The notifications route is served here too.
 	{Name: "orders", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}, Acquirer: true},
 	{Name: "webhooks", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
+	// The organizer dashboard's pages: small, but a sign-in hashes a
+	// password with argon2id (19 MiB, about 30 ms at 256 MB), and the Test
+	// and Verify buttons POST to the receiver within TIX_WEBHOOK_TIMEOUT
+	// (10 s): 20 s. It writes email jobs (sign-up, reset, invitations),
+	// whose messages go to the deliveries queue.
+	{Name: "dashboard", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.DeliveriesQueue}, Dashboard: true},
 	// A batch of 10 webhook attempts runs concurrently, each with a 10 s POST
 	// timeout (TIX_WEBHOOK_TIMEOUT) plus a few DynamoDB writes: 60 s leaves
 	// plenty of room. Memory is mostly idle waiting on receivers: 256 MB.
@@ -150,6 +164,8 @@ var Routes = map[string]string{
 	"ANY /webhook-endpoints":           "webhooks",
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
+	"ANY /dashboard":                   "dashboard",
+	"ANY /dashboard/{proxy+}":          "dashboard",
 }
 
 // NotificationRoutePath is where T-Bank posts payment notifications, below

@@ -122,6 +122,17 @@ func (k *Key) Usable(now time.Time) bool {
 	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
 }
 
+// Status is how a key is listed at now: active, revoked or expired.
+func (k *Key) Status(now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case !k.Usable(now):
+		return "expired"
+	}
+	return "active"
+}
+
 // HasScope reports whether the key was granted scope.
 func (k *Key) HasScope(scope string) bool { return slices.Contains(k.Scopes, scope) }
 

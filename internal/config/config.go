@@ -48,6 +48,7 @@ type Config struct {
 	Mail             Mail
 	Edge             Edge
 	SecretScanning   SecretScanning
+	Dashboard        Dashboard
 	LogFormat        string // TIX_LOG_FORMAT: json | text
 	LogLevel         string // TIX_LOG_LEVEL: debug | info | warn | error
 }
@@ -161,6 +162,8 @@ var Vars = []Var{
 	{"TIX_SECRET_SCANNING_KEYS_URL", "https://api.github.com/meta/public_keys/secret_scanning", "the secret scanning reporter's key list (docs/secret-scanning.md)"},
 	{"TIX_SECRET_SCANNING_KEYS_TTL", "1h", "how long a process keeps that key list"},
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
+	{"TIX_SIGNUP", "open", "the organizer dashboard's sign-up: open (anyone signs up with an email address and gets a test-mode organizer) or invite (only people invited by an operator, tixctl organizers invite, or by an owner)"},
+	{"TIX_DASHBOARD_PATH", "/dashboard", "the URL path the organizer dashboard is served under (the AWS stack sets /v1/dashboard, below the API's stage); its emailed links are TIX_PUBLIC_URL followed by it"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
 
@@ -199,6 +202,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if u, err := url.Parse(c.SecretScanning.KeysURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		r.errs = append(r.errs, fmt.Errorf("TIX_SECRET_SCANNING_KEYS_URL=%q: must be an http(s) URL such as %s", c.SecretScanning.KeysURL, "https://api.github.com/meta/public_keys/secret_scanning"))
 	}
+	c.Dashboard = r.dashboard()
 	r.check(c)
 	if len(r.errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:\n  %w", errors.Join(r.errs...))

@@ -95,3 +95,30 @@ func (s *Service) PartlyRefundedOutside(ctx context.Context, org, orderID, payme
 
 // safe keeps a name part free of the job id's separators.
 func safe(s string) string { return strings.NewReplacer("/", "_", ".", "_").Replace(s) }
+
+// Dashboard account email causes (Alert.URL is the link, To the address).
+const (
+	CauseAccountVerify = "account_verify" // confirm a new account's address
+	CauseAccountReset  = "account_reset"  // set a new password
+	CauseAccountExists = "account_exists" // someone signed up with an address that has an account
+	CauseMemberInvite  = "member_invite"  // join an organizer's dashboard
+)
+
+// AccountEmail writes and sends one dashboard account email (a Cause
+// Account* or CauseMemberInvite) to one address, through the same jobs as
+// the alerts: claimed and sent once, retried, swept. org names the sender
+// (its identity) and is the job's subject; link is the single-use link,
+// which the job holds until it is sent (it expires on its own).
+func (s *Service) AccountEmail(ctx context.Context, org, to, cause, link string) error {
+	subject := org
+	if subject == "" {
+		subject = "dashboard"
+	}
+	j := s.newJob(subject, cause+"."+strconv.FormatInt(s.now().UnixNano(), 36), KindAlert, org, "", s.now())
+	j.To, j.Alert = to, &Alert{Cause: cause, At: s.now(), URL: link}
+	if _, err := s.Store.CreateJobs(ctx, []*Job{j}); err != nil {
+		return err
+	}
+	s.enqueue(ctx, j)
+	return nil
+}

@@ -17,6 +17,11 @@ const (
 	AlertKeyLeaked        = "key_leaked"        // fields: key_id, key (kind and last 4), url, revoked_at
 	// AlertPartlyRefundedOutside: fields order_id, payment_id.
 	AlertPartlyRefundedOutside = "partly_refunded_outside"
+	// Dashboard account emails: fields email, url (the single-use link).
+	AlertAccountVerify = "account_verify"
+	AlertAccountReset  = "account_reset"
+	AlertAccountExists = "account_exists"
+	AlertMemberInvite  = "member_invite"
 )
 
 // alertText is one alert kind's words in one language: the subject and the
@@ -32,6 +37,10 @@ var alertFields = map[string][]string{
 	AlertKeyCeiling:            {"key_id", "limit", "bucket", "day"},
 	AlertKeyLeaked:             {"key_id", "key", "url", "revoked_at"},
 	AlertPartlyRefundedOutside: {"order_id", "payment_id"},
+	AlertAccountVerify:         {"email", "url"},
+	AlertAccountReset:          {"email", "url"},
+	AlertAccountExists:         {"email", "url"},
+	AlertMemberInvite:          {"email", "url"},
 }
 
 var alertTexts = map[string]alertText{
@@ -59,6 +68,29 @@ var alertTexts = map[string]alertText{
 		"Решите, какие билеты аннулировать, и сообщите покупателю; заказ отмечен для оператора (tixctl orders show)."},
 	"en/" + AlertPartlyRefundedOutside: {"Order %s was partly refunded at the bank", "emailsend.Part of order %s's payment (%s) was returned in the bank's portal, not through tix. The order stays paid and its tickets stay valid.",
 		"Decide which tickets to void and tell the buyer; the order is flagged for the operator (tixctl orders show)."},
+}
+
+func init() {
+	for k, v := range map[string]alertText{
+		"ru/" + AlertAccountVerify: {"Подтвердите адрес %s", "Откройте ссылку, чтобы подтвердить адрес %s для кабинета организатора tix: %s",
+			"Ссылка действует 24 часа и работает один раз. Если вы не регистрировались, ничего не делайте."},
+		"en/" + AlertAccountVerify: {"Confirm %s", "Open this link to confirm %s for the tix organizer dashboard: %s",
+			"The link works once, for 24 hours. If you did not sign up, do nothing."},
+		"ru/" + AlertAccountReset: {"Новый пароль для %s", "Откройте ссылку, чтобы задать новый пароль для %s: %s",
+			"Ссылка действует час и работает один раз. Если вы не просили сменить пароль, ничего не делайте: пароль остаётся прежним."},
+		"en/" + AlertAccountReset: {"A new password for %s", "Open this link to set a new password for %s: %s",
+			"The link works once, for an hour. If you did not ask for it, do nothing: your password stays as it is."},
+		"ru/" + AlertAccountExists: {"У %s уже есть кабинет", "Кто-то регистрировался с адресом %s, но у него уже есть кабинет. Войти или сменить пароль: %s",
+			"Если это были не вы, ничего не делайте."},
+		"en/" + AlertAccountExists: {"%s already has an account", "Someone signed up with %s, which already has an account. Sign in or reset your password: %s",
+			"If this was not you, do nothing."},
+		"ru/" + AlertMemberInvite: {"Приглашение в кабинет tix для %s", "Вас (%s) пригласили в кабинет организатора tix. Принять приглашение: %s",
+			"Ссылка действует 7 дней и работает один раз."},
+		"en/" + AlertMemberInvite: {"An invitation to tix for %s", "You (%s) are invited to an organizer's tix dashboard. Accept: %s",
+			"The link works once, for 7 days."},
+	} {
+		alertTexts[k] = v
+	}
 }
 
 // alertView is what the alert templates read.

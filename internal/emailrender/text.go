@@ -63,6 +63,8 @@ func (TextRenderer) Alert(d emailjobs.AlertData) (emailsend.Message, error) {
 		text += fmt.Sprintf("Secret key %s (%s) was found in a public source (%s) and revoked.\n", a.KeyID, a.Key, a.URL)
 	case emailjobs.CauseKeyCeiling:
 		text += fmt.Sprintf("Publishable key %s reached its ceiling of %d %s requests per window.\n", a.KeyID, a.Limit, a.Bucket)
+	case emailjobs.CauseAccountVerify, emailjobs.CauseAccountReset, emailjobs.CauseAccountExists, emailjobs.CauseMemberInvite:
+		text += fmt.Sprintf("For %s: %s\n", d.To, a.URL)
 	}
 	return emailsend.Message{Subject: "tix alert: " + a.Cause, Text: text}, nil
 }

@@ -25,6 +25,9 @@ type Access struct {
 	// partner reports leaked (RevokeKeyByHash): UpdateItem of
 	// RevocationAttributes of KeyPrefixes items only, nothing else of a key.
 	RevokeKeys bool
+	// Keys: the function creates and revokes API keys (the dashboard, with
+	// the store calls tixctl makes): its Writes also on KeyPrefixes items.
+	Keys bool
 }
 
 // RevocationAttributes are the top-level attributes a revocation names on a
@@ -35,9 +38,10 @@ var RevocationAttributes = []string{"PK", "SK", "revoked_at", "revoke_reason", "
 var KeyIPPrefixes = []string{"KEYIP#", "EMAIL#"}
 
 // KeyPrefixes are the partition keys of the API key items. Only the operator
-// (tixctl) creates and changes keys; no request writes them: a request reads
-// its key (cached per process) and counts its budgets on counter items of
-// their own (RateLimitKeyPrefix). The one function write is a leaked key's
+// (tixctl) and the organizers in the dashboard (its function, Keys) create,
+// revoke and change keys; no API function writes them: a request reads its
+// key (cached per process) and counts its budgets on counter items of their
+// own (RateLimitKeyPrefix). The one API function write is a leaked key's
 // revocation (RevokeKeys), limited to RevocationAttributes.
 var KeyPrefixes = []string{"KEY#", "KEYID#"}
 
@@ -85,6 +89,15 @@ var Permissions = map[string]Access{
 	// and email jobs (Query of the due index, PutItem to claim); a late payment
 	// found by a payment check is reinstated as an order is created
 	// (BatchGetItem of the tier's stock shards when one refuses).
+	// The organizer dashboard: accounts, members, sessions, links and the
+	// audit log (PutItem, UpdateItem, DeleteItem; a sign-up's transaction),
+	// API keys (created and revoked in transactions: Keys), webhook endpoints
+	// through the webhook service (create, verify, rotate, disable, enable,
+	// redeliver), account email jobs (PutItem); Query for memberships,
+	// members, the audit log, keys, endpoints and deliveries; sign-in
+	// attempts on rate-limit counters.
+	"dashboard": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
+		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, Keys: true},
 	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}},
 }

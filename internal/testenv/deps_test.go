@@ -75,6 +75,10 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 	for _, f := range lightweight {
 		forbid(t, "tix/functions/"+f, "only the deliver function renders and sends email (internal/app/sending)", heavyPackages...)
 	}
+	// The dashboard renders its pages (html/template) but sends no email:
+	// it writes email jobs, which the deliver function sends.
+	forbid(t, "tix/functions/dashboard", "only the deliver function renders and sends email (internal/app/sending)",
+		"tix/internal/emailrender", "tix/internal/emailsend/ses", "tix/internal/app/sending")
 	// deliver does carry them: otherwise this test would prove nothing.
 	if d := deps(t, "tix/functions/deliver"); !slices.Contains(d, "tix/internal/emailrender") || !slices.Contains(d, "tix/internal/emailsend/ses") {
 		t.Error("functions/deliver does not wire the renderer and the SES sender")

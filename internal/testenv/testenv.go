@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tix/internal/clock"
+	"tix/internal/config"
 	"tix/internal/store"
 )
 
@@ -66,4 +67,17 @@ func Store(tb testing.TB, c clock.Clock) *store.Store {
 	}
 	tb.Cleanup(func() { _ = st.DeleteTable(context.Background()) })
 	return st
+}
+
+// StackSettings are the TIX_* settings of a whole app over st's table, fresh
+// queues named after prefix and the test emulators, sending email through
+// MailDev from from: what end-to-end tests load with config.Load.
+func StackSettings(tb testing.TB, st *store.Store, prefix, from string) map[string]string {
+	tb.Helper()
+	return map[string]string{
+		"TIX_CURSOR_SECRET": string(CursorSecret), "TIX_TABLE": st.TableName(),
+		"TIX_DYNAMODB_ENDPOINT": DynamoEndpoint(tb), "TIX_SQS_ENDPOINT": SQSEndpoint(tb),
+		"TIX_QUEUE_PREFIX": UniqueName(prefix), "TIX_WEBHOOK_KEYRING": config.LocalKeyring,
+		"TIX_MAIL_SENDER": "smtp", "TIX_SMTP_ADDR": SMTPEndpoint(tb), "TIX_MAIL_FROM": from,
+	}
 }

@@ -116,12 +116,13 @@ const jsonID = `python3 -c 'import sys,json;print(json.load(sys.stdin)["id"])'`
 // bash or zsh, in order: every curl line names the key and the base URL, and
 // the tixctl lines carry the settings (endpoint, table, region) they need to
 // reach this stack's table when those are not tixctl's defaults.
-func printWelcome(cfg config.Config, addr string, keys []demoKey, sim *simulator) {
+func printWelcome(cfg config.Config, addr string, keys []demoKey, owner demoOwner, sim *simulator) {
 	base := "http://" + addr + "/v1"
 	tixctl := tixctlEnv(cfg) + "go run ./scripts/tixctl"
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntix is running on %s (Ctrl-C stops it and the emulators it started)\n\n", base)
 	fmt.Fprintf(&b, "API reference: %s/docs (OpenAPI: %s/openapi.json; guide: docs/api.md)\n", base, base)
+	fmt.Fprintf(&b, "Dashboard: http://%s%s/  sign in: %s / %s\n", addr, cfg.Dashboard.Path, owner.Email, owner.Password)
 	if cfg.Mail.Sender == "smtp" {
 		fmt.Fprintf(&b, "Email inbox (MailDev: every email this stack sends lands here): %s\n", getenv("TIX_MAILDEV_URL"))
 	}

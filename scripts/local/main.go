@@ -50,36 +50,40 @@ func getenv(name string) string {
 func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
 
 // prepare creates the table and queues when absent, seeds the demo catalog
-// once, and returns the demo keys.
-func prepare(ctx context.Context, a *app.App, sim *simulator) ([]demoKey, error) {
+// once, and returns the demo keys and the demo owner's dashboard sign-in.
+func prepare(ctx context.Context, a *app.App, sim *simulator) ([]demoKey, demoOwner, error) {
 	cfg := a.Config
 	step("Creating table %s if absent (DynamoDB Local at %s)", cfg.Table, cfg.DynamoDBEndpoint)
 	created, err := a.Store.EnsureTable(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w\n(is DynamoDB Local running? `make run` starts it)", err)
+		return nil, demoOwner{}, fmt.Errorf("%w\n(is DynamoDB Local running? `make run` starts it)", err)
 	}
 	if !created {
 		step("Table %s exists; reusing it", cfg.Table)
 	}
 	step("Creating queues if absent (fauxqs at %s)", cfg.SQSEndpoint)
 	if _, err := a.Queue.EnsureQueues(ctx); err != nil {
-		return nil, fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
+		return nil, demoOwner{}, fmt.Errorf("%w\n(is fauxqs running? `make run` starts it)", err)
 	}
 	step("Seeding the demo catalog (once)")
 	_, err = demo.Seed(ctx, a.Store, time.Now().UTC())
 	if err != nil {
-		return nil, fmt.Errorf("seed demo data: %w", err)
+		return nil, demoOwner{}, fmt.Errorf("seed demo data: %w", err)
 	}
 	if sim != nil {
 		if err := connectDemo(ctx, a, sim); err != nil {
-			return nil, err
+			return nil, demoOwner{}, err
 		}
 	}
 	keys, err := ensureDemoKeys(ctx, a.Store, getenv("TIX_DATA_DIR"), sim != nil)
 	if err != nil {
-		return nil, fmt.Errorf("demo keys: %w", err)
+		return nil, demoOwner{}, fmt.Errorf("demo keys: %w", err)
 	}
-	return keys, nil
+	owner, err := ensureDemoOwner(ctx, a.Store.Accounts(), getenv("TIX_DATA_DIR"))
+	if err != nil {
+		return nil, owner, fmt.Errorf("demo dashboard owner: %w", err)
+	}
+	return keys, owner, nil
 }
 
 // startWorkers runs until ctx ends what the AWS stack runs beside the API:
@@ -164,7 +168,7 @@ func run() error {
 	}
 	app.EnableSecretScanning(a)                // POST /v1/secret-scanning/github
 	app.AllowLoopbackWebhooks(a.Webhooks, cfg) // the local stack: receivers on this machine
-	keys, err := prepare(ctx, a, sim)
+	keys, owner, err := prepare(ctx, a, sim)
 	if err != nil {
 		return err
 	}
@@ -175,11 +179,11 @@ func run() error {
 		return fmt.Errorf("serve on %s: %w (is another `make run` already using the port? set TIX_ADDR to change it)", addr, err)
 	}
 	a.Server.Docs = apidocs.Redoc() // GET /v1/docs
-	srv := newHTTPServer(a.Server.Handler(), readTimeout)
+	srv := newHTTPServer(withDashboard(a, a.Server.Handler()), readTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(envelopeListener{ln}) }()
 	startWorkers(ctx, a)
-	printWelcome(cfg, addr, keys, sim)
+	printWelcome(cfg, addr, keys, owner, sim)
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

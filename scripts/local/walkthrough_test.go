@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +51,8 @@ func TestWalkthroughsWorkWhenPasted(t *testing.T) {
 	if !strings.Contains(welcome, "acquirer-sim pay $LIVE --url http://"+simAddr+"\n") || !regexp.MustCompile(`SIMULATED bank.*: sk_live_`).MatchString(welcome) {
 		t.Fatalf("the live walkthrough does not pay at the simulator on %s, or its sk_live key is not labelled as simulated:\n%s", simAddr, welcome)
 	}
+
+	checkDashboardSignIn(t, welcome)
 
 	// The receiver of the printed webhook lines answers with the body it got,
 	// which holds endpoint.verify's nonce.
@@ -307,5 +311,33 @@ func TestTixctlEnv(t *testing.T) {
 	cfg = config.Config{Table: "tix-dev", Region: "eu-central-1", DynamoDBEndpoint: "http://127.0.0.1:8001"}
 	if got, want := tixctlEnv(cfg), "TIX_DYNAMODB_ENDPOINT=http://127.0.0.1:8001 TIX_TABLE=tix-dev AWS_REGION=eu-central-1 "; got != want {
 		t.Errorf("custom: %q, want %q", got, want)
+	}
+}
+
+// checkDashboardSignIn signs in with the printed dashboard line and lands on
+// the demo organizer's pages.
+func checkDashboardSignIn(t *testing.T, welcome string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^Dashboard: (\S+)  sign in: (\S+) / (\S+)$`).FindStringSubmatch(welcome)
+	if m == nil {
+		t.Fatalf("no Dashboard line in:\n%s", welcome)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.PostForm(m[1]+"signin", url.Values{"email": {m[2]}, "password": {m[3]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign in with the printed %s / %s: %d", m[2], m[3], res.StatusCode)
+	}
+	res, err = c.Get(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(loc, "/o/org_demo/test/") {
+		t.Errorf("the demo owner's dashboard: %d to %q, want the demo organizer", res.StatusCode, loc)
 	}
 }

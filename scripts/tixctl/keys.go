@@ -28,13 +28,7 @@ type keyView struct {
 }
 
 func viewOf(k auth.Key, now time.Time) keyView {
-	v := keyView{Key: k, Status: "active"}
-	switch {
-	case k.RevokedAt != nil:
-		v.Status = "revoked"
-	case !k.Usable(now):
-		v.Status = "expired"
-	}
+	v := keyView{Key: k, Status: k.Status(now)}
 	if v.Scopes == nil {
 		v.Scopes = []string{}
 	}
@@ -70,25 +64,18 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 		return usagef("--env must be test or live")
 	}
 	now := a.clock.Now()
-	k := auth.Key{
-		ID: auth.NewKeyID(), OrganizerID: *org, Type: kt, Environment: environment, Name: *name,
-		Scopes: auth.DefaultScopes(kt), AllowedOrigins: []string{}, AllowedIPs: []string{}, CreatedAt: now,
-	}
-	if len(scopes) > 0 {
-		if err := auth.ValidateScopes(kt, scopes); err != nil {
-			return usagef("--scopes: %v", err)
-		}
-		k.Scopes = dedupe(scopes)
-	}
-	if err := bindKey(&k, origins, ips); err != nil {
-		return err
-	}
+	req := auth.KeyRequest{OrganizerID: *org, Type: kt, Environment: environment, Name: *name, Scopes: scopes, Origins: origins, IPs: ips}
 	if *expires != "" {
 		at, err := parseExpiry(*expires, now)
 		if err != nil {
 			return err
 		}
-		k.ExpiresAt = &at
+		req.ExpiresAt = &at
+	}
+	k, secret, hash, err := auth.NewKey(req, now)
+	var bad *ticketing.Error
+	if errors.As(err, &bad) {
+		return usagef("--%s: %s", keyFlags[bad.Param], bad.Message)
 	}
 	st, err := a.store(ctx)
 	if err != nil {
@@ -101,48 +88,15 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 	if environment == ticketing.EnvLive && !o.Verified {
 		return fmt.Errorf("organizer %s is not verified: live keys need a verified organizer (tixctl organizers verify --id %s)", o.ID, o.ID)
 	}
-	secret := auth.NewSecret(kt, environment)
-	k.Last4 = secret[len(secret)-4:]
-	if err := st.Keys.CreateKey(ctx, k, auth.Hash(secret)); err != nil {
+	if err := st.Keys.CreateKey(ctx, k, hash); err != nil {
 		return err
 	}
 	return a.emit(createdKey{Secret: secret, Key: k}, func(w io.Writer) { printCreatedKey(w, k, secret) })
 }
 
-// bindKey sets what a new key is bound to: a publishable key to its browser
-// origins (at least one), a secret key to its allowed IPs (optional).
-func bindKey(k *auth.Key, origins, ips listFlag) error {
-	switch k.Type {
-	case auth.Publishable:
-		if len(ips) > 0 {
-			return usagef("--ip is for secret keys only; a publishable key is bound to origins")
-		}
-		if len(origins) == 0 {
-			return usagef("a publishable key needs at least one --origin (e.g. --origin https://shop.example)")
-		}
-		for _, o := range origins {
-			n, err := auth.NormalizeOrigin(o)
-			if err != nil {
-				return usagef("--origin: %v", err)
-			}
-			k.AllowedOrigins = append(k.AllowedOrigins, n)
-		}
-		k.AllowedOrigins = dedupe(k.AllowedOrigins)
-	case auth.Secret:
-		if len(origins) > 0 {
-			return usagef("--origin is for publishable keys only")
-		}
-		for _, ip := range ips {
-			p, err := auth.ParseAllowedIP(ip)
-			if err != nil {
-				return usagef("--ip: %v", err)
-			}
-			k.AllowedIPs = append(k.AllowedIPs, p.String())
-		}
-		k.AllowedIPs = dedupe(k.AllowedIPs)
-	}
-	return nil
-}
+// keyFlags names the flag of each field auth.NewKey may refuse.
+var keyFlags = map[string]string{"type": "type", "environment": "env", "name": "name", "scopes": "scopes",
+	"origins": "origin", "ips": "ip", "expires_at": "expires"}
 
 // printCreatedKey is the text output of keys create: the secret, shown once.
 func printCreatedKey(w io.Writer, k auth.Key, secret string) {
@@ -175,18 +129,6 @@ func parseExpiry(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, usagef("--expires must be in the future")
 	}
 	return at, nil
-}
-
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func keysList(ctx context.Context, a *app, args []string) error {

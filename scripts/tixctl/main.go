@@ -25,6 +25,7 @@ var commands = []command{
 	{"organizers receipt-settings", "--id ID --taxation T --vat V", "change the taxation and VAT rate of the organizer's receipts", organizersReceiptSettings},
 	{"organizers set-identity", "--id ID [--sender-name NAME] [--reply-to ADDR] [--support TEXT] [--logo-url URL] [--language ru|en]", "set how the organizer appears in its emails (only the flags given change)", organizersSetIdentity},
 	{"organizers set-contacts", "--id ID --email ADDR [--email ADDR]...", "set the owner contact addresses that receive alerts", organizersSetContacts},
+	{"organizers invite", "--id ID --email ADDR [--role owner|developer|support|viewer] [--dashboard-url URL] [--no-email]", "invite a person into the organizer's dashboard (prints the single-use link; emails it)", organizersInvite},
 	{"organizers test-recipients", "--id ID [--add ADDR]... [--remove ADDR]... [--list]", "the addresses test-mode emails may reach besides the owner contacts (at most 20); others are skipped", organizersTestRecipients},
 	{"keys create", "--organizer ID --type sk|pk --env test|live [--scopes a,b] [--origin URL]... [--ip CIDR]... [--expires RFC3339|DURATION] [--name LABEL]", "create an API key; prints its secret once", keysCreate},
 	{"keys list", "--organizer ID", "list an organizer's keys (never secrets)", keysList},

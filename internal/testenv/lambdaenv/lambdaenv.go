@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -287,7 +288,8 @@ func seats(n int) []ticketing.Seat {
 
 // RunAPIEvents feeds every events/<prefix>*.json to the Lambda handler h and
 // checks the status each expects, that the body is JSON (the HTML API
-// reference and its script excepted) and the request id.
+// reference and its script excepted) and the request id; the dashboard's
+// pages are HTML under their Content-Security-Policy.
 func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error), prefix string, vars map[string]string) {
 	t.Helper()
 	for _, sample := range testenv.LoadAPIEvents(t, prefix, vars) {
@@ -298,6 +300,16 @@ func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPR
 			}
 			if res.StatusCode != sample.Status {
 				t.Fatalf("status %d, want %d: %s", res.StatusCode, sample.Status, res.Body)
+			}
+			if strings.HasPrefix(sample.Event.RawPath, "/v1/dashboard") {
+				// The organizer dashboard's pages: HTML under its CSP, or a redirect.
+				if ct := res.Headers["Content-Type"]; res.StatusCode != http.StatusSeeOther && !strings.HasPrefix(ct, "text/html") {
+					t.Errorf("Content-Type %q, want an HTML page", ct)
+				}
+				if res.Headers["Content-Security-Policy"] == "" {
+					t.Errorf("no Content-Security-Policy: %v", res.Headers)
+				}
+				return
 			}
 			if ct := res.Headers["Content-Type"]; strings.HasPrefix(sample.Event.RawPath, "/v1/docs") && res.StatusCode == 200 {
 				// The API reference page and its script.

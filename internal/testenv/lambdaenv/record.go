@@ -186,6 +186,8 @@ func Allowed(fn string, c Call) error {
 		return nil
 	case p.RevokeKeys && c.Action == "dynamodb:UpdateItem" && store.IsKeyItem(c.PK):
 		return attrsWithin(c, store.RevocationAttributes, "key item")
+	case store.IsKeyItem(c.PK) && p.Keys && has(p.Writes):
+		return nil
 	case store.IsKeyItem(c.PK):
 		return fmt.Errorf("%s of key item %s is denied", c.Action, c.PK)
 	case p.RateLimit && c.Action == "dynamodb:UpdateItem" && strings.HasPrefix(c.PK, store.RateLimitKeyPrefix):

@@ -1,0 +1,28 @@
+// Package dash wires the organizer dashboard over an app: only the
+// dashboard's function and the local runner import it, so the API
+// functions link no html/template.
+package dash
+
+import (
+	"tix/internal/app"
+	"tix/internal/dashboard"
+)
+
+// NewDashboard builds the organizer dashboard over a's store and services:
+// its keys and webhook endpoints change through the same store methods
+// and webhook service as the API and tixctl, its emails go through a's
+// email pipeline.
+func NewDashboard(a *app.App) *dashboard.Server {
+	s := dashboard.DefaultSettings
+	s.Path, s.OpenSignup = a.Config.Dashboard.Path, a.Config.Dashboard.OpenSignup
+	s.PublicURL = a.Config.Payments.PublicURL
+	s.SecretOverlap = a.Config.Webhooks.SecretOverlap
+	d := &dashboard.Server{
+		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
+		Counter: a.Store.Keys, Clock: a.Webhooks.Clock, Settings: s,
+	}
+	if a.Email != nil {
+		d.Mail = a.Email
+	}
+	return d
+}
