@@ -41,7 +41,7 @@ func TestReconcile_AtExpiryAFailedAnswerCancelsForTheFailure(t *testing.T) {
 func TestReconcile_LateRefundCheckAsksAgainUntilTheMoneyIsBack(t *testing.T) {
 	d, acq := liveDomain(t)
 	ctx := context.Background()
-	acq.refundTo = ticketing.PaymentPaid // refund requests are lost at the acquirer
+	acq.refundTo = ticketing.PaymentPaid      // refund requests are lost at the acquirer
 	o := d.order(t, "late-check", gaOrder(1)) // the acquirer reports 1,500.00
 	d.clk.Set(o.ExpiresAt)
 	if _, err := d.sales.Orders.Order(ctx, d.c.Tenant, o.ID); err != nil {
