@@ -55,6 +55,9 @@ func TestSimulate_LatePaymentReinstatesOrRefunds(t *testing.T) {
 		got.LatePayment.Outcome != ticketing.LateReinstated || len(got.Tickets) != 2 || d.gaSold(t) != 2 {
 		t.Fatalf("late payment: %+v, %v (sold %d); want reinstated with 2 tickets", got, err, d.gaSold(t))
 	}
+	if types := d.publishedTypes(o.ID); !reflect.DeepEqual(types, []string{ticketing.EventOrderCancelled, ticketing.EventOrderPaid}) {
+		t.Fatalf("published %v, want order.cancelled then order.paid", types)
+	}
 	pending := d.order(t, "sim-late-pending", gaOrder(1))
 	_, err = d.sales.Orders.Simulate(ctx, d.c.Tenant, pending.ID, ticketing.OutcomeLatePayment)
 	wantCode(t, err, ticketing.CodeConflict, "")
