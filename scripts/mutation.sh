@@ -27,10 +27,9 @@ bin="$root/build/tools"
 pkg="internal/ticketing"
 money=(payment.go order_lifecycle.go reconcile.go live_payment.go)
 
-if [ ! -x "$bin/gremlins" ] || ! go version -m "$bin/gremlins" 2>/dev/null | grep -qE "^[[:space:]]+mod[[:space:]].*[[:space:]]${GREMLINS##*@}([[:space:]]|$)"; then
-	say "Installing ${GREMLINS} into build/tools (once per version)"
-	GOBIN="$bin" go install "$GREMLINS" || { echo "mutation: could not install $GREMLINS" >&2; exit 1; }
-fi
+# shellcheck source=tools.sh
+. "$root/scripts/tools.sh"
+install "$GREMLINS"
 
 args=(-E 'ticketingtest/')
 if [ "${1:-}" = "--money" ]; then

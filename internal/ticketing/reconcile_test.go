@@ -9,29 +9,27 @@ import (
 	"tix/internal/ticketing/ticketingtest"
 )
 
-// A live order read at its expiry asks the acquirer first: paid by then
-// (its notification lost), it is paid, its tickets issued.
-func TestReconcile_AtExpiryAPaidAnswerPaysTheOrder(t *testing.T) {
-	d, acq := liveDomain(t)
-	o := d.order(t, "expiry-paid", gaOrder(1))
-	acq.set(o.Payment.ID, ticketing.PaymentPaid)
-	d.clk.Set(o.ExpiresAt)
-	got, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID)
-	if err != nil || got.Status != ticketing.OrderPaid || len(got.Tickets) != 1 || d.liveSold(t) != 1 {
-		t.Fatalf("read at expiry: %+v, %v (sold %d); want paid with its ticket", got, err, d.liveSold(t))
-	}
-}
-
-// A failed payment at the expiry cancels the order for the failure, not as
-// expired.
-func TestReconcile_AtExpiryAFailedAnswerCancelsForTheFailure(t *testing.T) {
-	d, acq := liveDomain(t)
-	o := d.order(t, "expiry-failed", gaOrder(1))
-	acq.set(o.Payment.ID, ticketing.PaymentFailed)
-	d.clk.Set(o.ExpiresAt)
-	got, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID)
-	if err != nil || got.Status != ticketing.OrderCancelled || got.CancelReason != "payment_failed" || d.liveSold(t) != 0 {
-		t.Fatalf("read at expiry: %+v, %v (sold %d); want cancelled for the failed payment, stock back", got, err, d.liveSold(t))
+// A live order read at its expiry asks the acquirer first, in case its
+// notification was lost: paid by then, it is paid and its ticket issued;
+// failed, it is cancelled for the failure (not as expired), its stock back.
+func TestReconcile_AtExpiryTheAcquirersAnswerDecides(t *testing.T) {
+	for _, c := range []struct {
+		answer ticketing.PaymentStatus
+		status ticketing.OrderStatus
+		reason string
+		sold   int
+	}{
+		{ticketing.PaymentPaid, ticketing.OrderPaid, "", 1},
+		{ticketing.PaymentFailed, ticketing.OrderCancelled, "payment_failed", 0},
+	} {
+		d, acq := liveDomain(t)
+		o := d.order(t, "expiry-"+string(c.answer), gaOrder(1))
+		acq.set(o.Payment.ID, c.answer)
+		d.clk.Set(o.ExpiresAt)
+		got, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID)
+		if err != nil || got.Status != c.status || got.CancelReason != c.reason || len(got.Tickets) != c.sold || d.liveSold(t) != c.sold {
+			t.Fatalf("%s at expiry: %+v, %v (sold %d); want %s %q with %d sold", c.answer, got, err, d.liveSold(t), c.status, c.reason, c.sold)
+		}
 	}
 }
 
