@@ -2,6 +2,7 @@ package ticketing_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ type acquirer struct {
 	status   map[string]ticketing.PaymentStatus
 	refunds  []ticketing.RefundRequest
 	refundTo ticketing.PaymentStatus // what a refund request moves a paid payment to
+	down     bool                    // refund requests fail
 }
 
 func (a *acquirer) CreatePayment(_ context.Context, r ticketing.PaymentRequest) (ticketing.Payment, error) {
@@ -34,6 +36,9 @@ func (a *acquirer) Refund(_ context.Context, r ticketing.RefundRequest) (ticketi
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.refunds = append(a.refunds, r)
+	if a.down {
+		return ticketing.RefundAccepted{}, errors.New("acquirer down")
+	}
 	switch a.status[r.PaymentID] {
 	case ticketing.PaymentPaid:
 		a.status[r.PaymentID] = a.refundTo

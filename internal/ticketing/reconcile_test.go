@@ -33,6 +33,21 @@ func TestReconcile_AtExpiryTheAcquirersAnswerDecides(t *testing.T) {
 	}
 }
 
+// At expiry, an answer of the acquirer that cannot be applied (money of
+// another amount, whose return fails) does not keep the order: it expires,
+// and the payment check after the grace period asks again.
+func TestReconcile_AtExpiryAnAnswerThatCannotBeAppliedStillExpires(t *testing.T) {
+	d, acq := liveDomain(t)
+	acq.down = true
+	o := d.order(t, "expiry-unapplied", gaOrder(2)) // 3,000.00; the acquirer reports 1,500.00 paid
+	acq.set(o.Payment.ID, ticketing.PaymentPaid)
+	d.clk.Set(o.ExpiresAt)
+	got, err := d.sales.Orders.Order(context.Background(), d.c.Tenant, o.ID)
+	if err != nil || got.Status != ticketing.OrderCancelled || got.CancelReason != "expired" || got.PaymentCheckAt == nil || d.liveSold(t) != 0 {
+		t.Fatalf("read at expiry: %+v, %v (sold %d); want expired, a payment check owed, stock back", got, err, d.liveSold(t))
+	}
+}
+
 // A live late payment's refund is checked until the acquirer reports the
 // money back: while it still reports the payment paid (the refund request
 // was lost), the refund of the late payment is asked for again.
