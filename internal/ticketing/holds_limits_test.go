@@ -106,3 +106,26 @@ func TestCreateHold_IPRaceTriedFiveTimes(t *testing.T) {
 		t.Fatalf("hold: %v after %d tries; want rate_limited after 5", err, races.tries)
 	}
 }
+
+// A retried hold request (same Idempotency-Key, same request) answers the
+// hold it made, even when its IP holds as many holds as it may: a replay
+// writes nothing, so it does not count again.
+func TestCreateHold_AReplayAtTheIPsCapAnswersTheSameHold(t *testing.T) {
+	d := newDomain(t)
+	ctx := context.Background()
+	pk := d.c
+	pk.Publishable = true
+	var last *ticketing.Hold
+	for i := range d.sales.Deps.Settings.HoldIPMaxActive {
+		h, err := d.sales.Holds.CreateHold(ctx, pk, fmt.Sprintf("key-%d", i), holdReq(fmt.Sprintf("seat_%d", i+1)))
+		if err != nil {
+			t.Fatalf("hold %d: %v", i, err)
+		}
+		last = h
+	}
+	n := d.sales.Deps.Settings.HoldIPMaxActive - 1
+	again, err := d.sales.Holds.CreateHold(ctx, pk, fmt.Sprintf("key-%d", n), holdReq(fmt.Sprintf("seat_%d", n+1)))
+	if err != nil || again.ID != last.ID {
+		t.Fatalf("replay at the IP's cap: %+v, %v; want hold %s", again, err, last.ID)
+	}
+}
