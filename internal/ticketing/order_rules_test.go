@@ -223,3 +223,12 @@ func TestHandleTimer_EarlyExpiryIsSentOnAgain(t *testing.T) {
 		t.Fatal("a timer of an unknown kind was accepted")
 	}
 }
+
+// An order of a single event names no occurrence (the store's "-" for one
+// stays inside the store).
+func TestCreateOrder_ASingleEventsOrderNamesNoOccurrence(t *testing.T) {
+	d := newDomain(t)
+	if o := d.order(t, "single", gaOrder(1)); o.OccurrenceID != "" {
+		t.Fatalf("occurrence %q, want none", o.OccurrenceID)
+	}
+}
