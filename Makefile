@@ -9,7 +9,7 @@ CDK := scripts/node_modules/.bin/cdk
 # Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-mail fuzz load load-webhooks onsale-model init-time synth deploy
+.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-mail fuzz mutation load load-webhooks onsale-model init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -76,6 +76,9 @@ init-time: setup ## start-up of each Lambda binary to its first answer via a fak
 	@TIX_STACK_SESSION=init-time scripts/stack.sh start --memory; \
 	go run ./scripts/lambdainit -n $${N:-20}; rc=$$?; \
 	TIX_STACK_SESSION=init-time scripts/stack.sh stop; exit $$rc
+
+mutation: ## mutation testing of internal/ticketing with its own tests (gremlins, pinned; not part of make test: minutes); MUTATION_ARGS=--money for the money paths only
+	@scripts/mutation.sh $(MUTATION_ARGS)
 
 fuzz: ## fuzz the cursor decoder and the catalog import (FUZZTIME each, default 60s; not part of make test)
 	go test -run '^$$' -fuzz '^FuzzCursorDecode$$' -fuzztime $${FUZZTIME:-60s} ./internal/store

@@ -19,17 +19,8 @@ bin="$root/build/tools"
 dirs=("$@")
 [ ${#dirs[@]} -gt 0 ] || dirs=("$root" "$root/infra")
 
-# install PKG@VERSION: go install unless build/tools already holds that version
-# (go version -m reads the module version the binary was built from).
-install() {
-	local pkg="${1%@*}" version="${1##*@}" name="${1%@*}"
-	name="${name##*/}"
-	if [ -x "$bin/$name" ] && go version -m "$bin/$name" 2>/dev/null | grep -qE "^[[:space:]]+mod[[:space:]].*[[:space:]]$version([[:space:]]|$)"; then
-		return 0
-	fi
-	say "Installing $pkg@$version into build/tools (once per version)"
-	GOBIN="$bin" go install "$pkg@$version" || { echo "golint: could not install $pkg@$version" >&2; exit 1; }
-}
+# shellcheck source=tools.sh
+. "$root/scripts/tools.sh"
 install "$STATICCHECK"
 install "$GOLANGCI"
 

@@ -3,6 +3,7 @@ package ticketing_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +25,65 @@ type domain struct {
 	c       ticketing.Caller
 	now     time.Time
 	payDown atomic.Bool
+	queue   *queue
+}
+
+// queue is the domain's timers queue and event publisher: it keeps what was
+// scheduled and published, in order, and delivers nothing.
+type queue struct {
+	mu        sync.Mutex
+	timers    []ticketing.Timer
+	published []string
+}
+
+func (q *queue) Schedule(_ context.Context, t ticketing.Timer) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.timers = append(q.timers, t)
+	return nil
+}
+
+func (q *queue) Publish(_ context.Context, eventID string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.published = append(q.published, eventID)
+}
+
+// scheduled are the timers of order id sent to the queue.
+func (q *queue) scheduled(id string) []ticketing.Timer {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var ts []ticketing.Timer
+	for _, t := range q.timers {
+		if t.OrderID == id {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// lastScheduled is the last timer of order id sent to the queue (zero: none).
+func (q *queue) lastScheduled(id string) ticketing.Timer {
+	ts := q.scheduled(id)
+	if len(ts) == 0 {
+		return ticketing.Timer{}
+	}
+	return ts[len(ts)-1]
+}
+
+// publishedTypes are the types of the outbox events of order id that were
+// published, in order.
+func (d *domain) publishedTypes(id string) []string {
+	d.queue.mu.Lock()
+	defer d.queue.mu.Unlock()
+	var types []string
+	for _, evID := range d.queue.published {
+		ev, _, err := d.st.Outbox.GetOrderEvent(context.Background(), evID)
+		if err == nil && ev.Order.ID == id {
+			types = append(types, ev.Type)
+		}
+	}
+	return types
 }
 
 // Pricing event fixture.
@@ -38,7 +98,7 @@ const (
 func newDomain(t *testing.T) *domain {
 	t.Helper()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	d := &domain{st: inmem.New(), clk: clock.NewFixed(now), now: now,
+	d := &domain{st: inmem.New(), clk: clock.NewFixed(now), now: now, queue: &queue{},
 		c: ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: ticketingtest.Org, Environment: ticketing.EnvTest}, KeyID: "key_1", IP: "192.0.2.1"}}
 	ctx := context.Background()
 	for _, e := range []*ticketing.Event{ticketingtest.Event(now), pricingEvent(now)} {
@@ -54,7 +114,7 @@ func newDomain(t *testing.T) *domain {
 		}
 		return nil
 	}})
-	d.sales = ticketing.NewSales(d.st.Sales(), &ticketing.SalesDeps{Clock: d.clk, Settings: settings,
+	d.sales = ticketing.NewSales(d.st.Sales(), &ticketing.SalesDeps{Clock: d.clk, Settings: settings, Timers: d.queue, Events: d.queue,
 		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 			return pay, nil
 		}})

@@ -2,6 +2,7 @@ package ticketing_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ type acquirer struct {
 	status   map[string]ticketing.PaymentStatus
 	refunds  []ticketing.RefundRequest
 	refundTo ticketing.PaymentStatus // what a refund request moves a paid payment to
+	down     bool                    // refund requests fail
 }
 
 func (a *acquirer) CreatePayment(_ context.Context, r ticketing.PaymentRequest) (ticketing.Payment, error) {
@@ -34,6 +36,9 @@ func (a *acquirer) Refund(_ context.Context, r ticketing.RefundRequest) (ticketi
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.refunds = append(a.refunds, r)
+	if a.down {
+		return ticketing.RefundAccepted{}, errors.New("acquirer down")
+	}
 	switch a.status[r.PaymentID] {
 	case ticketing.PaymentPaid:
 		a.status[r.PaymentID] = a.refundTo
@@ -236,15 +241,27 @@ func TestReconcile_PaymentCheckVoidsAnOpenPaymentThenStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	var voidedAt time.Time
 	for round := 0; round < 2; round++ {
 		d.clk.Set(d.clk.Now().Add(d.sales.Deps.Settings.PaymentCheckGrace + d.sales.Deps.Settings.SweepGrace))
 		n, err := d.sales.Orders.SweepDue(ctx, 10)
 		if err != nil || n != 1 {
 			t.Fatalf("round %d: swept %d, %v; want the one payment check", round, n, err)
 		}
+		if round == 0 { // voided: checked again a grace period later
+			voidedAt = d.clk.Now()
+			next := voidedAt.Add(d.sales.Deps.Settings.PaymentCheckGrace)
+			got := d.get(t, o.ID)
+			if got.PaymentCheckAt == nil || !got.PaymentCheckAt.Equal(next) || d.queue.lastScheduled(o.ID) != (ticketing.Timer{Kind: ticketing.TimerPaymentCheck, OrderID: o.ID, Due: next}) {
+				t.Fatalf("after the void: check at %v, last timer %+v; want the next check at %s", got.PaymentCheckAt, d.queue.lastScheduled(o.ID), next)
+			}
+		}
 	}
 	if acq.refundCount() != 1 || acq.refunds[0].PaymentID != o.Payment.ID {
 		t.Fatalf("refund (void) requests %+v, want one for the open payment", acq.refunds)
+	}
+	if voided := voidedAt; voided.IsZero() {
+		t.Fatal("no round voided the payment")
 	}
 	d.clk.Set(d.clk.Now().Add(24 * time.Hour))
 	if due, _ := d.st.Due.DueTimers(ctx, d.clk.Now(), 10); len(due) != 0 {
@@ -272,6 +289,11 @@ func TestReconcile_RefundCheckUntilSettled(t *testing.T) {
 	}
 	if acq.refundCount() != 2 || d.get(t, o.ID).Status != ticketing.OrderPaid {
 		t.Fatalf("refund requests %d, want 2 (asked again), order still paid", acq.refundCount())
+	}
+	next := d.clk.Now().Add(d.sales.Deps.Settings.RefundCheckEvery)
+	if r := d.get(t, o.ID).Refund; r.CheckAt == nil || !r.CheckAt.Equal(next) ||
+		d.queue.lastScheduled(o.ID) != (ticketing.Timer{Kind: ticketing.TimerRefundCheck, OrderID: o.ID, Due: next}) {
+		t.Fatalf("refund checked again at %v, last timer %+v; want %s", r.CheckAt, d.queue.lastScheduled(o.ID), next)
 	}
 	acq.set(o.Payment.ID, ticketing.PaymentRefunded)
 	d.clk.Set(d.clk.Now().Add(d.sales.Deps.Settings.RefundCheckEvery + d.sales.Deps.Settings.SweepGrace))
@@ -346,4 +368,26 @@ type alertLog struct{ n int }
 func (a *alertLog) PartlyRefundedOutside(context.Context, string, string, string, time.Time) error {
 	a.n++
 	return nil
+}
+
+// Money confirmed for a pending order whose payment its creation has not
+// recorded yet may be that payment: it is looked at again later (an error,
+// so the notification is retried), never refunded as a stray.
+func TestApplyPaymentUpdate_WaitsForTheOrdersPaymentToBeRecorded(t *testing.T) {
+	d, acq := liveDomain(t)
+	ctx := context.Background()
+	o := d.order(t, "unrecorded", gaOrder(1))
+	n := *o
+	n.Payment = nil // as between the order's write and its payment's
+	if err := d.st.Orders.SaveOrder(ctx, &n, ticketing.OrderPending, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	u := ticketing.PaymentUpdate{OrganizerID: o.OrganizerID, OrderID: o.ID, PaymentID: o.Payment.ID, Amount: o.TotalPrice, Status: ticketing.PaymentPaid}
+	if err := d.sales.Payments.ApplyPaymentUpdate(ctx, u); err == nil {
+		t.Fatal("a confirmation before the payment is recorded was taken as applied")
+	}
+	strays, err := d.st.Strays.OrderStrays(ctx, o.ID)
+	if got := d.get(t, o.ID); got.Status != ticketing.OrderPending || acq.refundCount() != 0 || err != nil || len(strays) != 0 {
+		t.Fatalf("order %s, refunds %d, strays %+v %v: want pending, nothing refunded or recorded", got.Status, acq.refundCount(), strays, err)
+	}
 }

@@ -3,6 +3,7 @@ package ticketing_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -71,6 +72,10 @@ func TestOrder_StateMachine(t *testing.T) {
 			}
 			if len(types) != len(c.events) || (len(types) > 0 && types[len(types)-1] != c.events[len(c.events)-1]) {
 				t.Fatalf("outbox %v, want %v", types, c.events)
+			}
+			// Each event is published once its transition committed.
+			if pub := d.publishedTypes(o.ID); len(pub) != len(c.events) || (len(pub) > 0 && !reflect.DeepEqual(pub, c.events)) {
+				t.Fatalf("published %v, want %v", pub, c.events)
 			}
 		})
 	}

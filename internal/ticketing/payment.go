@@ -41,24 +41,24 @@ func (o *Order) ReceiptItems() []PaymentItem {
 		}
 		amount := l.UnitPrice * int64(l.Quantity)
 		cut := int64(0)
-		if o.BasePrice > 0 && left > 0 {
-			cut = (o.BasePrice - o.TotalPrice) * amount / o.BasePrice
-			if i == len(o.Lines)-1 || cut > left {
+		if left > 0 { // a discount (so BasePrice > TotalPrice >= 0)
+			// The line's share of it, rounded down; the last line takes what is left.
+			cut = min((o.BasePrice-o.TotalPrice)*amount/o.BasePrice, left)
+			if i == len(o.Lines)-1 {
 				cut = left
 			}
 			left -= cut
 		}
-		if cut == 0 || cut%int64(l.Quantity) == 0 {
+		if cut%int64(l.Quantity) == 0 {
 			items = append(items, PaymentItem{Name: name, UnitPrice: (amount - cut) / int64(l.Quantity), Quantity: l.Quantity})
 			continue
 		}
-		// A discount that does not divide by the quantity: one unit takes the rest.
+		// A discount that does not divide by the quantity (so Quantity > 1, as
+		// every cut divides by 1): one unit takes the rest.
 		unit := (amount - cut) / int64(l.Quantity)
 		rest := amount - cut - unit*int64(l.Quantity-1)
-		if l.Quantity > 1 {
-			items = append(items, PaymentItem{Name: name, UnitPrice: unit, Quantity: l.Quantity - 1})
-		}
-		items = append(items, PaymentItem{Name: name, UnitPrice: rest, Quantity: 1})
+		items = append(items, PaymentItem{Name: name, UnitPrice: unit, Quantity: l.Quantity - 1},
+			PaymentItem{Name: name, UnitPrice: rest, Quantity: 1})
 	}
 	return items
 }

@@ -100,10 +100,7 @@ func (s *Payments) afterCheck(ctx context.Context, id, kind string, status Payme
 	n := *o
 	switch {
 	case kind == TimerPaymentCheck && status == PaymentWaiting:
-		if err := s.void(ctx, o); err != nil {
-			return err
-		}
-		return nil // the marker stays: the next check finds it cancelled at the acquirer
+		return s.void(ctx, o) // the marker stays: the next check finds it cancelled at the acquirer
 	case kind == TimerPaymentCheck:
 		n.PaymentCheckAt = nil // failed or refunded: nothing can arrive any more
 		return s.OrderStore.SaveOrder(ctx, &n, o.Status, nil, []Timer{old})

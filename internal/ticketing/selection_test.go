@@ -3,6 +3,7 @@ package ticketing_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"tix/internal/ticketing"
@@ -91,5 +92,56 @@ func TestCreateOrder_BuyerAndPaymentRules(t *testing.T) {
 				t.Fatalf("a refused order took %d tickets", n)
 			}
 		})
+	}
+}
+
+// Every limit of a selection is inclusive: MaxUnitsPerOrder tickets by
+// quantity, by standing items in all and one at least each are accepted;
+// MaxUnitsPerOrder reservations pass the count rule (the next rule, that
+// they exist, finds the first missing).
+func TestSelection_LimitsAreInclusive(t *testing.T) {
+	d := newDomain(t)
+	ctx := context.Background()
+	for name, req := range map[string]ticketing.OrderRequest{
+		"quantity at the order limit":    {TierID: ptr(priceGA), Quantity: ptr(ticketing.MaxUnitsPerOrder)},
+		"quantity 1":                     {TierID: ptr(priceGA), Quantity: ptr(1)},
+		"standing total at the limit":    {StandingItems: standing(priceFront, ticketing.MaxUnitsPerOrder-1, priceBack, 1)},
+		"one standing item at the limit": {StandingItems: standing(priceFront, ticketing.MaxUnitsPerOrder)},
+	} {
+		if _, err := d.sales.Pricing.Preview(ctx, d.c, req); err != nil {
+			t.Errorf("%s: %v, want a price", name, err)
+		}
+	}
+	_, err := d.sales.Pricing.Preview(ctx, d.c, ticketing.OrderRequest{SeatReservationIDs: rids(ticketing.MaxUnitsPerOrder)})
+	wantCode(t, err, ticketing.CodeNotFound, "seat_reservation_ids[0]")
+}
+
+// The buyer's fields have inclusive limits: an email of 254 characters, a
+// name of 200, a phone of 32 and a return_url of 2,048 are taken (the phone
+// trimmed); one more character is refused, naming the field.
+func TestCreateOrder_BuyerLimitsAreInclusive(t *testing.T) {
+	email := strings.Repeat("a", 254-len("@example.com")) + "@example.com"
+	name := strings.Repeat("n", 200)
+	phone := "+7 (999) 123-45-67" + strings.Repeat("0", 32-len("+7 (999) 123-45-67"))
+	returnURL := "https://shop.example/" + strings.Repeat("r", 2048-len("https://shop.example/"))
+	ok := func() ticketing.OrderRequest {
+		return ticketing.OrderRequest{TierID: ptr(ticketingtest.GATier), ReturnURL: ptr(returnURL),
+			Buyer: &ticketing.BuyerInput{Email: ptr(email), Name: ptr(name), Phone: ptr(" " + phone + " ")}}
+	}
+	d := newDomain(t)
+	o := d.order(t, "at-limits", ok())
+	if o.Buyer.Email != email || o.Buyer.Name == nil || *o.Buyer.Name != name || o.Buyer.Phone == nil || *o.Buyer.Phone != phone {
+		t.Fatalf("buyer %+v, want the fields at their limits, the phone trimmed", o.Buyer)
+	}
+	for param, over := range map[string]func(*ticketing.OrderRequest){
+		"buyer.email": func(r *ticketing.OrderRequest) { r.Buyer.Email = ptr("a" + email) },
+		"buyer.name":  func(r *ticketing.OrderRequest) { r.Buyer.Name = ptr(name + "n") },
+		"buyer.phone": func(r *ticketing.OrderRequest) { r.Buyer.Phone = ptr(phone + "0") },
+		"return_url":  func(r *ticketing.OrderRequest) { r.ReturnURL = ptr(returnURL + "r") },
+	} {
+		req := ok()
+		over(&req)
+		_, err := d.sales.Orders.CreateOrder(context.Background(), d.c, "over-"+param, req)
+		wantCode(t, err, ticketing.CodeInvalidRequest, param)
 	}
 }

@@ -82,7 +82,10 @@ func PlanTake(caps, sold []int, qty, start int) ([]ShardTake, bool) {
 	}
 	var takes []ShardTake
 	left := qty
-	for k := 0; k < n && left > 0; k++ {
+	for k := range n {
+		if left == 0 {
+			break
+		}
 		i := (start + k) % n
 		if r := min(room(i), left); r > 0 {
 			takes = append(takes, ShardTake{Shard: i, Quantity: r})

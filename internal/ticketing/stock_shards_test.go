@@ -1,6 +1,7 @@
 package ticketing_test
 
 import (
+	"reflect"
 	"testing"
 
 	"tix/internal/ticketing"
@@ -9,8 +10,11 @@ import (
 // Shard caps add up to the capacity, and raising a capacity never lowers a
 // shard's cap (stock sold under the old capacity always fits the new one).
 func TestShardCaps(t *testing.T) {
-	if n := ticketing.StockShards(1000); n != 16 {
-		t.Fatalf("a tier of 1,000 has %d shards, want 16", n)
+	// One shard per ShardUnit units begun, at least one, at most MaxStockShards.
+	for capacity, want := range map[int]int{0: 1, 1: 1, 64: 1, 65: 2, 128: 2, 129: 3, 1000: 16, 1024: 16, 5000: 16} {
+		if n := ticketing.StockShards(capacity); n != want {
+			t.Errorf("a tier of %d has %d shards, want %d", capacity, n, want)
+		}
 	}
 	prev := ticketing.ShardCaps(0)
 	for c := 0; c <= 5000; c++ {
@@ -42,6 +46,7 @@ func TestPlanTake(t *testing.T) {
 		{"the next with room", []int{0, 63, 0}, 3, 1, []ticketing.ShardTake{{Shard: 0, Quantity: 3}}, true},
 		{"fragmented", []int{60, 62, 0}, 8, 0, []ticketing.ShardTake{{Shard: 0, Quantity: 4}, {Shard: 1, Quantity: 2}, {Shard: 2, Quantity: 2}}, true},
 		{"not enough left", []int{60, 62, 0}, 9, 0, nil, false},
+		{"an exact fit", []int{0, 61, 0}, 3, 1, []ticketing.ShardTake{{Shard: 1, Quantity: 3}}, true},
 	} {
 		got, ok := ticketing.PlanTake(caps, c.sold, c.qty, c.start)
 		if ok != c.ok || (ok && len(got) != len(c.want)) {
@@ -52,5 +57,34 @@ func TestPlanTake(t *testing.T) {
 				t.Fatalf("%s: %v, want %v", c.name, got, c.want)
 			}
 		}
+	}
+}
+
+// The shards are tried in turn from the start one, wrapping around, and a
+// full shard is passed over: nothing is taken from it.
+func TestPlanTake_TriesShardsInTurnFromTheStart(t *testing.T) {
+	caps := []int{64, 64, 64}
+	if got, ok := ticketing.PlanTake(caps, []int{0, 64, 0}, 3, 1); !ok || len(got) != 1 || got[0] != (ticketing.ShardTake{Shard: 2, Quantity: 3}) {
+		t.Fatalf("start 1 full: %v %v, want all from shard 2", got, ok)
+	}
+	got, ok := ticketing.PlanTake(caps, []int{62, 64, 60}, 6, 0)
+	want := []ticketing.ShardTake{{Shard: 0, Quantity: 2}, {Shard: 2, Quantity: 4}}
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("fragmented around a full shard: %v %v, want %v", got, ok, want)
+	}
+}
+
+// A line's takes: none for a seat, everything from shard 0 for a line
+// written before stock was sharded, else the shards it recorded.
+func TestOrderLine_Takes(t *testing.T) {
+	if got := (ticketing.OrderLine{Seated: true, Quantity: 1}).Takes(); got != nil {
+		t.Errorf("a seat's takes %v, want none", got)
+	}
+	if got := (ticketing.OrderLine{Quantity: 3}).Takes(); !reflect.DeepEqual(got, []ticketing.ShardTake{{Shard: 0, Quantity: 3}}) {
+		t.Errorf("an unsharded line's takes %v, want all from shard 0", got)
+	}
+	shards := []ticketing.ShardTake{{Shard: 2, Quantity: 1}, {Shard: 5, Quantity: 2}}
+	if got := (ticketing.OrderLine{Quantity: 3, Shards: shards}).Takes(); !reflect.DeepEqual(got, shards) {
+		t.Errorf("a sharded line's takes %v, want %v", got, shards)
 	}
 }
