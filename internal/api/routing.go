@@ -95,9 +95,11 @@ func (rt *router) allowed(target *url.URL) []string {
 		}
 	}
 	slices.SortFunc(rs, func(a, b *route) int { return a.order - b.order })
-	allow := make([]string, len(rs))
-	for i, r := range rs {
-		allow[i] = r.method
+	var allow []string
+	for _, r := range rs {
+		if !slices.Contains(allow, r.method) { // two routes of one method can take one path
+			allow = append(allow, r.method)
+		}
 	}
 	return allow
 }

@@ -203,7 +203,7 @@ func (h *harness) member(org, addr string, role account.Role) *http.Client {
 	return c
 }
 
-var secretRe = regexp.MustCompile(`value="((?:sk|pk)_(?:test|live)_[0-9A-Za-z]{32}|whsec_[^"]+)"`)
+var secretRe = regexp.MustCompile(`value="((?:sk|pk)_(?:test|live)_[0-9A-Za-z]{38}|whsec_[^"]+)"`)
 
 // secretIn is the secret a page shows once.
 func secretIn(t *testing.T, body string) string {

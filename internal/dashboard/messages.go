@@ -125,6 +125,7 @@ var messages = map[string]message{
 	"status.active":    {"действует", "active"},
 	"status.revoked":   {"отозван", "revoked"},
 	"status.expired":   {"истёк", "expired"},
+	"api.leaked_at":    {"найден в открытом доступе:", "found in public at"},
 	"secret.title":     {"Секрет", "Secret"},
 	"secret.key_title": {"Ключ %s создан", "Key %s is created"},
 	"secret.wh_title":  {"Секрет подписи для %s", "The signing secret of %s"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"tix/internal/auth"
 	"tix/internal/dashboard/account"
@@ -94,6 +95,9 @@ func TestAPIPage_KeyCreatedOnceRevokedAudited(t *testing.T) {
 	}
 	if k, _ := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secret)); k.RevokedAt == nil {
 		t.Error("the key is not revoked")
+	}
+	if api := h.get(c, "/o/"+o+"/test/api"); strings.Contains(api.body, "github.com") || strings.Contains(api.body, "rel=\"nofollow") {
+		t.Error("a key revoked by hand is shown as leaked")
 	}
 	es, err := h.d.Accounts.Entries(h.ctx, o, 10)
 	if err != nil {
@@ -316,5 +320,29 @@ func TestInvite_SupportMemberCannotSeeKeys(t *testing.T) {
 	es, _ := h.d.Accounts.Entries(h.ctx, o, 10)
 	if len(es) < 2 || es[0].Action != "member.join" || es[1].Action != "member.invite" {
 		t.Errorf("audit log %+v", es)
+	}
+}
+
+// A key revoked as leaked (a secret scanning report, or tixctl keys revoke
+// --leaked) shows why and where it was found on the API page.
+func TestAPIPage_LeakedKeyShowsWhereItWasFound(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	c, o := h.owner("leak@example.com", "Leaks")
+	p := h.post(c, "/o/"+o+"/test/keys", "type", "sk", "name", "server")
+	if p.status != http.StatusCreated {
+		t.Fatalf("create key: %d %s", p.status, p.body)
+	}
+	k, err := h.a.Store.Keys.LookupKey(h.ctx, auth.Hash(secretIn(t, p.body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "https://github.com/someone/shop/blob/main/.env"
+	if _, _, err := h.a.Store.Keys.RevokeKeyWith(h.ctx, k.ID, auth.Revocation{At: time.Now(), Reason: auth.RevokedLeaked, Source: src}); err != nil {
+		t.Fatal(err)
+	}
+	api := h.get(c, "/o/"+o+"/test/api")
+	said := strings.Contains(api.body, "найден в открытом доступе") || strings.Contains(api.body, "found in public at")
+	if !said || !strings.Contains(api.body, `href="`+src+`"`) {
+		t.Errorf("the API page does not say where the leaked key %s was found", k.ID)
 	}
 }
