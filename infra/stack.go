@@ -9,8 +9,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -381,8 +385,17 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 	apiAccessLogs(b.stack, apiStage, b.prefix, b.logRetention, b.removal)
 	topic := newAlarms(b.stack, b.stage, b.prefix, props.AlarmEmail, apiStage, fns, table, dlqs, configSet, props.OnSale.Provisioned)
 
+	stackOutputs(b.stack, apiStage, table, cursorSecret, keyringSecret, topic, notificationURL, edge)
+	return b.stack, nil
+}
+
+// stackOutputs names what an operator needs after a deploy: the API's URL
+// (and the edge's, when there is one), the table, the secrets to fill, the
+// alarm topic and the bank's notification URL.
+func stackOutputs(stack awscdk.Stack, apiStage awsapigatewayv2.HttpStage, table awsdynamodb.Table, cursorSecret, keyringSecret awssecretsmanager.CfnSecret,
+	topic awssns.Topic, notificationURL *string, edge awscloudfront.Distribution) {
 	out := func(id, desc string, v *string) {
-		awscdk.NewCfnOutput(b.stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})
+		awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})
 	}
 	out("ApiBaseUrl", "Base URL of the API (stage v1)", apiStage.Url())
 	out("TableName", "DynamoDB table", table.TableName())
@@ -394,7 +407,6 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 		out("EdgeUrl", "Base URL of the API through CloudFront and AWS WAF (give clients this one)",
 			awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("https://"), edge.DistributionDomainName(), jsii.String("/v1")}))
 	}
-	return b.stack, nil
 }
 
 // checkProps validates the stage, the settings, the webhook key ids (returned,
