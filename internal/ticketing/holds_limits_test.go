@@ -129,3 +129,53 @@ func TestCreateHold_AReplayAtTheIPsCapAnswersTheSameHold(t *testing.T) {
 		t.Fatalf("replay at the IP's cap: %+v, %v; want hold %s", again, err, last.ID)
 	}
 }
+
+// A publishable hold counts against its IP's active holds until none of its
+// seats is held: releasing part of it keeps it counted, releasing the rest
+// frees the place, and one request releasing two holds frees both places.
+func TestReleaseHolds_APartlyReleasedHoldStillCountsAgainstItsIP(t *testing.T) {
+	d := newDomain(t)
+	d.sales.Deps.Settings.HoldIPMaxActive = 1
+	ctx := context.Background()
+	pk := d.c
+	pk.Publishable = true
+	h, err := d.sales.Holds.CreateHold(ctx, pk, "", holdReq("seat_1", "seat_2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := d.sales.Holds.ReleaseHolds(ctx, pk, []string{h.Seats[0].ReservationID}); n != 1 || err != nil {
+		t.Fatalf("release one seat: %d, %v", n, err)
+	}
+	_, err = d.sales.Holds.CreateHold(ctx, pk, "", holdReq("seat_3"))
+	wantCode(t, err, ticketing.CodeRateLimited, "")
+	if n, err := d.sales.Holds.ReleaseHolds(ctx, pk, []string{h.Seats[1].ReservationID}); n != 1 || err != nil {
+		t.Fatalf("release the other seat: %d, %v", n, err)
+	}
+	if _, err := d.sales.Holds.CreateHold(ctx, pk, "", holdReq("seat_3")); err != nil {
+		t.Fatalf("a hold once the IP's only hold is released: %v", err)
+	}
+}
+
+func TestReleaseHolds_OneRequestFreesEveryHoldItEnds(t *testing.T) {
+	d := newDomain(t)
+	d.sales.Deps.Settings.HoldIPMaxActive = 2
+	ctx := context.Background()
+	pk := d.c
+	pk.Publishable = true
+	var rids []string
+	for _, seat := range []string{"seat_1", "seat_2"} {
+		h, err := d.sales.Holds.CreateHold(ctx, pk, "", holdReq(seat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rids = append(rids, h.Seats[0].ReservationID)
+	}
+	if n, err := d.sales.Holds.ReleaseHolds(ctx, pk, rids); n != 2 || err != nil {
+		t.Fatalf("release both holds: %d, %v", n, err)
+	}
+	for _, seat := range []string{"seat_3", "seat_4"} {
+		if _, err := d.sales.Holds.CreateHold(ctx, pk, "", holdReq(seat)); err != nil {
+			t.Fatalf("hold of %s after both holds ended: %v", seat, err)
+		}
+	}
+}
