@@ -1,6 +1,7 @@
 package ticketing_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,29 @@ func TestOrder_DerivedContractFields(t *testing.T) {
 	test := &ticketing.Order{ID: "ord_2", Environment: ticketing.EnvTest}
 	if !strings.Contains(live.TicketQR(), `"livemode":true`) || !strings.Contains(test.TicketQR(), `"livemode":false`) {
 		t.Errorf("QR livemode: live %s, test %s", live.TicketQR(), test.TicketQR())
+	}
+	wl, wt := live.Webhook(), test.Webhook()
+	if !wl.Livemode || wt.Livemode || wl.EventID != nil {
+		t.Errorf("webhook order: livemode live %v test %v, event_id of an order without one %v", wl.Livemode, wt.Livemode, wl.EventID)
+	}
+	if w := (&ticketing.Order{EventID: "evt_1", Lines: lines}).Webhook(); w.EventID == nil || *w.EventID != "evt_1" || w.TicketTierID == nil || *w.TicketTierID != "tier_a" {
+		t.Errorf("webhook order: event_id %v, ticket_tier_id %v", w.EventID, w.TicketTierID)
+	}
+	if ticketing.CurrencyOf(&ticketing.Event{}) != "RUB" || ticketing.CurrencyOf(&ticketing.Event{Currency: "USD"}) != "USD" {
+		t.Error("an event's currency: RUB when the catalog leaves it empty, else its own")
+	}
+}
+
+// A storefront's (publishable key's) order counts against its client's unit
+// cap, inclusive: exactly OrderIPMaxUnits tickets are sold, one more is refused.
+func TestCreateOrder_PublishableOrderUpToTheClientsUnitCap(t *testing.T) {
+	d := newDomain(t)
+	d.sales.Deps.Settings.OrderIPMaxUnits = 2
+	pk := d.c
+	pk.Publishable = true
+	_, err := d.sales.Orders.CreateOrder(context.Background(), pk, "three", gaOrder(3))
+	wantCode(t, err, ticketing.CodeRateLimited, "")
+	if _, err := d.sales.Orders.CreateOrder(context.Background(), pk, "two", gaOrder(2)); err != nil {
+		t.Fatalf("an order at the cap: %v", err)
 	}
 }
