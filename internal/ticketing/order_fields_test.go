@@ -2,6 +2,7 @@ package ticketing_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,24 @@ func TestCreateOrder_PublishableOrderUpToTheClientsUnitCap(t *testing.T) {
 	wantCode(t, err, ticketing.CodeRateLimited, "")
 	if _, err := d.sales.Orders.CreateOrder(context.Background(), pk, "two", gaOrder(2)); err != nil {
 		t.Fatalf("an order at the cap: %v", err)
+	}
+}
+
+// A storefront reads its order with the order's poll token: the right token
+// answers the order, another order's token is refused, and a token for an
+// order that does not exist answers not found.
+func TestOrderByPollToken(t *testing.T) {
+	d := newDomain(t)
+	ctx := context.Background()
+	o := d.order(t, "a", gaOrder(1))
+	got, err := d.sales.Orders.OrderByPollToken(ctx, o.ID, d.sales.Deps.PollToken(o.ID))
+	if err != nil || got == nil || got.ID != o.ID {
+		t.Fatalf("by its poll token: %+v, %v", got, err)
+	}
+	_, err = d.sales.Orders.OrderByPollToken(ctx, o.ID, d.sales.Deps.PollToken("ord_other"))
+	wantCode(t, err, ticketing.CodeUnauthorized, "")
+	_, err = d.sales.Orders.OrderByPollToken(ctx, "ord_missing", d.sales.Deps.PollToken("ord_missing"))
+	if !errors.Is(err, ticketing.ErrNotFound) {
+		t.Fatalf("an unknown order with its token: %v, want not found", err)
 	}
 }
