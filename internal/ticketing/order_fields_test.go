@@ -89,3 +89,16 @@ func TestOrderByPollToken(t *testing.T) {
 		t.Fatalf("an unknown order with its token: %v, want not found", err)
 	}
 }
+
+// Another organizer's tier is not found, as if it did not exist (the
+// contract's tenancy rule): an order cannot be placed on it.
+func TestCreateOrder_AnotherOrganizersTierIsNotFound(t *testing.T) {
+	d := newDomain(t)
+	other := d.c
+	other.Tenant.OrganizerID = "org_other"
+	_, err := d.sales.Orders.CreateOrder(context.Background(), other, "x", gaOrder(1))
+	wantCode(t, err, ticketing.CodeNotFound, "tier_id")
+	if n := d.gaSold(t); n != 0 {
+		t.Fatalf("%d tickets sold to another organizer's caller", n)
+	}
+}
