@@ -102,3 +102,32 @@ func TestCreateOrder_AnotherOrganizersTierIsNotFound(t *testing.T) {
 		t.Fatalf("%d tickets sold to another organizer's caller", n)
 	}
 }
+
+// An order from held seats must be created before the hold's expires_at: at
+// that instant it is refused with seat_conflict naming the reservation, a
+// nanosecond before it is sold.
+func TestCreateOrder_FromAHoldUntilTheInstantItExpires(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		before time.Duration
+		sold   bool
+	}{{"at expiry", 0, false}, {"a nanosecond before", time.Nanosecond, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDomain(t)
+			ctx := context.Background()
+			h, err := d.sales.Holds.CreateHold(ctx, d.c, "", holdReq("seat_1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.clk.Set(h.ExpiresAt.Add(-c.before))
+			req := ticketing.OrderRequest{Buyer: gaOrder(1).Buyer, SeatReservationIDs: &[]string{h.Seats[0].ReservationID}}
+			_, err = d.sales.Orders.CreateOrder(ctx, d.c, "o", req)
+			if c.sold && err != nil {
+				t.Fatalf("order: %v", err)
+			}
+			if !c.sold {
+				wantCode(t, err, ticketing.CodeSeatConflict, "seat_reservation_ids")
+			}
+		})
+	}
+}
