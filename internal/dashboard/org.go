@@ -36,6 +36,7 @@ func (s *Server) orgRoutes(mux *http.ServeMux, p string) {
 	mux.HandleFunc("POST "+o+"/members", s.inOrg(account.ManageMembers, s.invite))
 	mux.HandleFunc("POST "+o+"/members/remove", s.inOrg(account.ManageMembers, s.removeMember))
 	mux.HandleFunc("GET "+o+"/audit", s.inOrg(account.ReadAudit, s.auditPage))
+	s.ordersRoutes(mux, o)
 }
 
 // inOrg runs h for a member of the path's organizer whose role has perm.

@@ -106,9 +106,16 @@ type Server struct {
 	Webhooks   Webhooks
 	Mail       Mailer // nil: no email is sent (links are logged at warn level for the operator)
 	Counter    Counter
-	Clock      clock.Clock
-	Settings   Settings
-	pages      map[string]*template.Template
+	// The Orders pages (orders.go): the ticketing orders' service, its
+	// search, the webhooks and emails of an order (nil: none are shown and
+	// resending is refused with a message).
+	Orders        Orders
+	Search        OrderSearch
+	OrderWebhooks OrderWebhooks
+	OrderEmails   OrderEmails
+	Clock         clock.Clock
+	Settings      Settings
+	pages         map[string]*template.Template
 }
 
 //go:embed templates/*.html

@@ -20,6 +20,7 @@ type storedOrder struct {
 	org, env  string
 	eventID   string
 	createdAt time.Time
+	buyer     string // ticketing.BuyerKey, "" without a buyer email
 }
 
 func occKey(o *ticketing.Order) string {
@@ -53,6 +54,11 @@ func (s *state) put(o *ticketing.Order, v int64) error {
 	}
 	s.orders[o.ID] = storedOrder{doc: doc, status: o.Status, expiresAt: exp, version: v,
 		org: o.OrganizerID, env: string(o.Environment), eventID: o.EventID, createdAt: o.CreatedAt}
+	if ticketing.NormalizeBuyerEmail(o.Buyer.Email) != "" {
+		st := s.orders[o.ID]
+		st.buyer = ticketing.BuyerKey(o.OrganizerID, o.Environment, o.Buyer.Email)
+		s.orders[o.ID] = st
+	}
 	return nil
 }
 

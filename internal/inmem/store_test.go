@@ -18,5 +18,5 @@ func TestCrashRecovery(t *testing.T) {
 
 // conformance is st as the suite drives it.
 func conformance(st *inmem.Store) ticketingtest.Store {
-	return ticketingtest.Store{SalesStores: st.Sales(), Events: st.Catalog, Outbox: st.Outbox}
+	return ticketingtest.Store{SalesStores: st.Sales(), Events: st.Catalog, Outbox: st.Outbox, Finder: st.Orders}
 }

@@ -20,7 +20,8 @@ func orderSortKey(t time.Time, id string) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000000000Z") + "#" + id
 }
 
-// An order item: top-level attributes for conditions and the listing index,
+// An order item: top-level attributes for conditions, the listing index and
+// the buyer index (buyerKeys),
 // the whole order as a JSON document, and a version every write checks and
 // bumps, so that no update is lost between a read and a write.
 func orderAV(o *ticketing.Order, version int64) (map[string]types.AttributeValue, error) {
@@ -35,6 +36,7 @@ func orderAV(o *ticketing.Order, version int64) (map[string]types.AttributeValue
 		"ev": str(o.EventID), "exp": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)),
 		"ver": num(strconv.FormatInt(version, 10)), "doc": str(string(doc)),
 	}
+	buyerKeys(o, item)
 	return item, nil
 }
 
@@ -83,14 +85,14 @@ func outboxPut(s *core, ev *ticketing.OrderEvent) (types.TransactWriteItem, erro
 	// name: nothing needs the shard again, so it is dealt round robin, see
 	// outboxShards).
 	shard := s.outboxNext.Add(1) % outboxShards
+	item := map[string]types.AttributeValue{
+		"PK": str(outboxPK(ev.ID)), "SK": str(skEvent), "org": str(ev.OrganizerID), "env": str(string(ev.Environment)),
+		"type": str(ev.Type), "doc": str(string(doc)),
+		"GSI2PK": str("OUTBOX#" + strconv.Itoa(int(shard))), "GSI2SK": str(ev.CreatedAt.UTC().Format(time.RFC3339Nano) + "#" + ev.ID),
+	}
+	orderEventKeys(ev, item)
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table),
-		Item: map[string]types.AttributeValue{
-			"PK": str(outboxPK(ev.ID)), "SK": str(skEvent), "org": str(ev.OrganizerID), "env": str(string(ev.Environment)),
-			"type": str(ev.Type), "doc": str(string(doc)),
-			"GSI2PK": str("OUTBOX#" + strconv.Itoa(int(shard))), "GSI2SK": str(ev.CreatedAt.UTC().Format(time.RFC3339Nano) + "#" + ev.ID),
-		},
-		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		TableName: aws.String(s.table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}}, nil
 }
 

@@ -271,6 +271,8 @@ type DeliveryStore interface {
 	// ListDeliveries pages an organizer environment's deliveries, newest first.
 	// A cursor not issued for the same query is ticketing.Invalid("cursor", ...).
 	ListDeliveries(ctx context.Context, q DeliveryQuery) (*DeliveryPage, error)
+	// OrderDeliveries are the deliveries of one order's events, oldest event first.
+	OrderDeliveries(ctx context.Context, orderID string) ([]*Delivery, error)
 	// PendingDeliveries returns up to limit pending deliveries of one endpoint (for skipping on disable).
 	PendingDeliveries(ctx context.Context, endpointID string, limit int) ([]*Delivery, error)
 	// OverdueDeliveries returns up to limit pending deliveries whose RecheckAt is at or before now.

@@ -47,6 +47,7 @@ var commands = []command{
 	{"payments strays", "", "stray payments: money confirmed under an order that the order does not own or not for its amount, and the refund of each", paymentsStrays},
 	{"orders show", "ORDER_ID", "an order's status, payment, refund, late payment and emails", ordersShow},
 	{"orders resend-tickets", "ORDER_ID [--call-id ID]", "send a paid order's tickets again to the buyer (once per call id)", ordersResendTickets},
+	{"orders backfill-buyer-index", "", "give orders written before the buyer index their keys (the dashboard's search by email); scans the table once", ordersBackfillBuyerIndex},
 	{"scan-sim report", "TOKEN... [--source URL] [--url URL]", "simulated GitHub secret scanning (make run): report tokens found in public to tix, signed as GitHub does", scanSimReport},
 	{"table create", "", "create the table if it does not exist", tableCreate},
 	{"acquirer-sim pay", "ORDER_ID [--url URL]", "simulated T-Bank: the buyer pays the order's SBP QR", acquirerSim(tbanksim.Pay)},

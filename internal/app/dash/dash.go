@@ -6,6 +6,7 @@ package dash
 import (
 	"tix/internal/app"
 	"tix/internal/dashboard"
+	"tix/internal/ticketing"
 )
 
 // NewDashboard builds the organizer dashboard over a's store and services:
@@ -21,8 +22,11 @@ func NewDashboard(a *app.App) *dashboard.Server {
 		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
 		Counter: a.Store.Keys, Clock: a.Webhooks.Clock, Settings: s,
 	}
+	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
+	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Orders}
 	if a.Email != nil {
 		d.Mail = a.Email
+		d.OrderEmails = a.Email
 	}
 	return d
 }

@@ -24,6 +24,7 @@ type Store struct {
 	Outbox interface {
 		GetOrderEvent(ctx context.Context, id string) (ev *ticketing.OrderEvent, dispatched bool, err error)
 	}
+	Finder ticketing.OrderFinder // the buyer index and ticket numbers
 }
 
 // Fixture names of the seeded event.
@@ -69,6 +70,7 @@ func RunSalesStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ReinstateRefusedForASoldSeat", testReinstateSoldSeat},
 		{"FixedWindowBudgets", testBudgets},
 		{"ListOrdersNewestFirst", testListOrders},
+		{"FindOrdersByBuyerAndTicket", testFindOrders},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
