@@ -9,7 +9,7 @@ CDK := scripts/node_modules/.bin/cdk
 # Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-mail fuzz mutation load load-webhooks onsale-model init-time synth deploy
+.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-orders bench-mail fuzz mutation load load-webhooks onsale-model init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -51,6 +51,11 @@ bench: setup ## catalog read benchmarks (request units, latency) against DynamoD
 	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
 	TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:$${TIX_DYNAMODB_PORT:-8000} go test -run '^$$' -bench . -benchtime 200x ./internal/api/... ; \
 	TIX_STACK_SESSION=bench scripts/stack.sh stop
+
+bench-orders: setup ## the dashboard's search by buyer email: one indexed query among BENCH_ORDERS (default 100,000) orders on DynamoDB Local, p50/p99 of BENCH_LOOKUPS lookups (fails over 300 ms)
+	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \
+	TIX_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:$${TIX_DYNAMODB_PORT:-8000} go test -run '^$$' -bench OrdersByBuyer -benchtime 1x -timeout 30m ./internal/store/ ; rc=$$?; \
+	TIX_STACK_SESSION=bench scripts/stack.sh stop; exit $$rc
 
 bench-mail: setup ## email: render time of a two-ticket order, messages/s one SMTP sender pushes into MailDev
 	@TIX_STACK_SESSION=bench scripts/stack.sh start --memory; \

@@ -40,4 +40,3 @@ func (s *Store) PutOrderItems(ctx context.Context, orders []*ticketing.Order, wi
 	}
 	return nil
 }
-

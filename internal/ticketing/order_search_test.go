@@ -56,4 +56,3 @@ func TestOrderSearch_ByBuyerAndTicket(t *testing.T) {
 	_, err = s.ByTicket(ctx, d.c.Tenant, "TIX-"+string(make([]byte, 100)))
 	wantCode(t, err, ticketing.CodeNotFound, "")
 }
-
