@@ -37,12 +37,7 @@ func TestBrowser_FindOrderByEmailAndRefund(t *testing.T) {
 	_, orgB := h.owner("orders-browser-b@example.com", "Browser B")
 
 	b := browser.New(t, 3*time.Minute)
-	signIn := func(addr string) {
-		run(t, b, "sign in "+addr, chromedp.Navigate(h.url("/signin")), chromedp.WaitVisible("#email"),
-			chromedp.SendKeys("#email", addr), chromedp.SendKeys("#password", password),
-			chromedp.Submit("#password"), chromedp.WaitVisible(".main-nav"))
-	}
-	signIn("orders-browser@example.com")
+	browserSignIn(t, b, h, "orders-browser@example.com")
 	run(t, b, "orders page", chromedp.Click(`.main-nav a[href$="/orders"]`), chromedp.WaitVisible("#orders-q"))
 	checkPage(t, b, "orders")
 	run(t, b, "search by email", chromedp.SendKeys("#orders-q", "masha.buyer@EXAMPLE.com"), chromedp.Submit("#orders-q"),
@@ -68,7 +63,7 @@ func TestBrowser_FindOrderByEmailAndRefund(t *testing.T) {
 	}
 	run(t, b, "sign out", chromedp.Click(".signout button"), chromedp.WaitVisible("#email"))
 
-	signIn("orders-browser-b@example.com")
+	browserSignIn(t, b, h, "orders-browser-b@example.com")
 	for _, path := range []string{"/o/" + orgB + "/test/orders/" + o.ID, "/o/" + orgA + "/test/orders/" + o.ID} {
 		run(t, b, "B opens A's order", chromedp.Navigate(h.url(path)), chromedp.WaitVisible("main h1"))
 		if page, _ := chromedp.Run(b.Ctx, chromedp.OuterHTML("main")); strings.Contains(page, "masha.buyer") || strings.Contains(page, "Masha.Buyer") {
@@ -76,4 +71,12 @@ func TestBrowser_FindOrderByEmailAndRefund(t *testing.T) {
 		}
 	}
 	checkPage(t, b, "order-other-organizer")
+}
+
+// browserSignIn signs addr in on the sign-in page, up to the dashboard.
+func browserSignIn(t *testing.T, b *browser.Browser, h *harness, addr string) {
+	t.Helper()
+	run(t, b, "sign in "+addr, chromedp.Navigate(h.url("/signin")), chromedp.WaitVisible("#email"),
+		chromedp.SendKeys("#email", addr), chromedp.SendKeys("#password", password),
+		chromedp.Submit("#password"), chromedp.WaitVisible(".main-nav"))
 }

@@ -48,6 +48,19 @@ func (s *Server) pathOrder(w http.ResponseWriter, r *http.Request, o *orgReq) *t
 	return x
 }
 
+// postedOrder is pathOrder for an action: the order, and its form parsed.
+func (s *Server) postedOrder(w http.ResponseWriter, r *http.Request, o *orgReq) *ticketing.Order {
+	x := s.pathOrder(w, r, o)
+	if x == nil {
+		return nil
+	}
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, r, http.StatusBadRequest, "err.form")
+		return nil
+	}
+	return x
+}
+
 // orderDone are the messages a redirect after an action shows.
 var orderDone = map[string]string{"refund": "orders.done_refund", "resend": "orders.done_resend", "resend_again": "orders.done_resend_again"}
 
@@ -149,12 +162,8 @@ func (s *Server) showRefund(w http.ResponseWriter, r *http.Request, o *orgReq, x
 // /orders/{id}/refund does (its 409 and 422 cases are shown on the order's
 // page), and records it in the audit log.
 func (s *Server) refund(w http.ResponseWriter, r *http.Request, o *orgReq) {
-	x := s.pathOrder(w, r, o)
+	x := s.postedOrder(w, r, o)
 	if x == nil {
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		s.fail(w, r, http.StatusBadRequest, "err.form")
 		return
 	}
 	var reason *string
@@ -186,12 +195,8 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request, o *orgReq) {
 // email pipeline as tixctl orders resend-tickets does: once per call id
 // (the page's form carries one, so a double submit sends once).
 func (s *Server) resend(w http.ResponseWriter, r *http.Request, o *orgReq) {
-	x := s.pathOrder(w, r, o)
+	x := s.postedOrder(w, r, o)
 	if x == nil {
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		s.fail(w, r, http.StatusBadRequest, "err.form")
 		return
 	}
 	if s.OrderEmails == nil {
