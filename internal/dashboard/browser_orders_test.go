@@ -40,8 +40,12 @@ func TestBrowser_FindOrderByEmailAndRefund(t *testing.T) {
 	browserSignIn(t, b, h, "orders-browser@example.com")
 	run(t, b, "orders page", chromedp.Click(`.main-nav a[href$="/orders"]`), chromedp.WaitVisible("#orders-q"))
 	checkPage(t, b, "orders")
-	run(t, b, "search by email", chromedp.SendKeys("#orders-q", "masha.buyer@EXAMPLE.com"), chromedp.Submit("#orders-q"),
-		chromedp.WaitVisible(`main a[href$="/orders/`+o.ID+`"]`))
+	run(t, b, "search by email", chromedp.SendKeys("#orders-q", "masha.buyer@EXAMPLE.com"), chromedp.Submit("#orders-q"))
+	testenv.WaitFor(t, 10*time.Second, "the search's answer", func() bool {
+		q, _ := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.readyState === "complete" ? location.search : ""`))
+		return strings.Contains(q, "q=masha")
+	})
+	run(t, b, "the order found", chromedp.WaitVisible(`main a[href$="/orders/`+o.ID+`"]`))
 	if got := text(t, b, "main tbody"); strings.Count(got, "ord_") != 1 || !strings.Contains(got, o.ID) {
 		t.Errorf("the search shows %q, want %s alone", got, o.ID)
 	}

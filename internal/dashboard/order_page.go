@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/emailjobs"
 	"tix/internal/ticketing"
 )
 
@@ -19,11 +20,12 @@ import (
 
 // orderStep is one line of an order's timeline.
 type orderStep struct {
-	At     *time.Time // nil: not yet (an email waiting to be sent)
-	What   string     // a message key
-	Detail string     // shown as is: an event type and endpoint, an email's kind
-	Status string
-	Answer string // the receiver's answer or the email's error
+	At      *time.Time // nil: an email not sent (Waiting: not yet; else skipped or failed)
+	Waiting bool
+	What    string // a message key
+	Detail  string // shown as is: an event type and endpoint, an email's kind
+	Status  string
+	Answer  string // the receiver's answer or the email's error
 }
 
 type orderData struct {
@@ -103,7 +105,8 @@ func (s *Server) showOrder(w http.ResponseWriter, r *http.Request, o *orgReq, x 
 			d.Partial = true
 		}
 		for _, j := range views {
-			st := orderStep{What: "orders.step_email", Detail: string(j.Kind), Status: string(j.Status)}
+			st := orderStep{What: "orders.step_email", Detail: string(j.Kind), Status: string(j.Status),
+				Waiting: j.Status == emailjobs.StatusPending || j.Status == emailjobs.StatusSending}
 			if j.SentAt != nil {
 				if t, err := time.Parse(time.RFC3339Nano, *j.SentAt); err == nil {
 					st.At = &t
