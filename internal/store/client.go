@@ -59,6 +59,7 @@ type Store struct {
 	*DB
 	Catalog     *Catalog     // events, seating, stock reads, catalog import
 	Orders      *Orders      // orders and the stock they take
+	Search      *Search      // orders found by buyer email or ticket number
 	Holds       *Holds       // seat holds
 	Idempotency *Idempotency // Idempotency-Key records
 	Limits      *Limits      // per-client budgets and records of publishable keys
@@ -74,6 +75,7 @@ type Store struct {
 type (
 	Catalog     struct{ *core }
 	Orders      struct{ *core }
+	Search      struct{ *core }
 	Holds       struct{ *core }
 	Idempotency struct{ *core }
 	Limits      struct{ *core }
@@ -109,7 +111,7 @@ func New(db *dynamodb.Client, opts Options) *Store {
 	s := &core{db: db, table: opts.Table, cursor: cursorCodec{secret: opts.CursorSecret}, clock: c,
 		full: &fullShards{}}
 	s.outboxNext.Store(rand.Uint32())
-	return &Store{DB: &DB{s}, Catalog: &Catalog{s}, Orders: &Orders{s}, Holds: &Holds{s}, Idempotency: &Idempotency{s},
+	return &Store{DB: &DB{s}, Catalog: &Catalog{s}, Orders: &Orders{s}, Search: &Search{s}, Holds: &Holds{s}, Idempotency: &Idempotency{s},
 		Limits: &Limits{s}, Due: &Due{s}, Keys: &Keys{s}, Organizers: &Organizers{s}, Payments: &Payments{s},
 		Webhooks: &Webhooks{s}, Emails: &Emails{s}}
 }

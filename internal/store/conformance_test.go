@@ -27,5 +27,5 @@ func TestCrashRecovery(t *testing.T) {
 
 // conformance is st as the suite drives it.
 func conformance(st *store.Store) ticketingtest.Store {
-	return ticketingtest.Store{SalesStores: st.Sales(), Events: st.Catalog, Outbox: st.Webhooks, Finder: st.Orders}
+	return ticketingtest.Store{SalesStores: st.Sales(), Events: st.Catalog, Outbox: st.Webhooks, Finder: st.Search}
 }

@@ -11,7 +11,7 @@ import (
 	"tix/internal/ticketing"
 )
 
-var _ ticketing.OrderFinder = (*Orders)(nil)
+var _ ticketing.OrderFinder = (*Search)(nil)
 
 // buyerPK is an order's key in the buyer index (GSI3): its organizer,
 // environment and the SHA-256 of its buyer's normalized email, never the
@@ -35,7 +35,7 @@ func buyerKeys(o *ticketing.Order, item map[string]types.AttributeValue) {
 // one buyer in one organizer's environment, whatever their number among the
 // organizer's. The index is eventually consistent: an order made a moment
 // ago may appear a moment later.
-func (s *Orders) OrdersByBuyer(ctx context.Context, t ticketing.Tenant, email string, limit int) ([]*ticketing.Order, error) {
+func (s *Search) OrdersByBuyer(ctx context.Context, t ticketing.Tenant, email string, limit int) ([]*ticketing.Order, error) {
 	if limit <= 0 || limit > 100 {
 		limit = 100
 	}
@@ -62,7 +62,7 @@ func (s *Orders) OrdersByBuyer(ctx context.Context, t ticketing.Tenant, email st
 
 // TicketOrder reads the ticket number's record (written when the order was
 // paid, unique in its environment): one GetItem.
-func (s *Orders) TicketOrder(ctx context.Context, env ticketing.Environment, number string) (string, error) {
+func (s *Search) TicketOrder(ctx context.Context, env ticketing.Environment, number string) (string, error) {
 	if number == "" || !env.Valid() {
 		return "", ticketing.NotFound("ticket")
 	}
@@ -86,7 +86,7 @@ func (s *Orders) TicketOrder(ctx context.Context, env ticketing.Environment, num
 // still has no key, so a rerun or a concurrent run changes nothing twice).
 // It is an operator's one-off (tixctl orders backfill-buyer-index): it
 // reads the whole table. It returns how many orders it gave keys to.
-func (s *Orders) BackfillBuyerKeys(ctx context.Context) (int, error) {
+func (s *Search) BackfillBuyerKeys(ctx context.Context) (int, error) {
 	n := 0
 	var start map[string]types.AttributeValue
 	for {
@@ -113,7 +113,7 @@ func (s *Orders) BackfillBuyerKeys(ctx context.Context) (int, error) {
 	}
 }
 
-func (s *Orders) backfillBuyer(ctx context.Context, it map[string]types.AttributeValue) (bool, error) {
+func (s *Search) backfillBuyer(ctx context.Context, it map[string]types.AttributeValue) (bool, error) {
 	o, err := orderFrom(it)
 	if err != nil {
 		return false, err

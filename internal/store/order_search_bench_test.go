@@ -64,7 +64,7 @@ func BenchmarkOrdersByBuyer(b *testing.B) {
 			}
 			requests = 0
 			t := time.Now()
-			got, err := st.Orders.OrdersByBuyer(ctx, tenant, "Buyer"+strconv.Itoa(i)+"@Example.com", 20)
+			got, err := st.Search.OrdersByBuyer(ctx, tenant, "Buyer"+strconv.Itoa(i)+"@Example.com", 20)
 			took = append(took, time.Since(t))
 			if err != nil || len(got) == 0 || requests != 1 {
 				b.Fatalf("buyer %d: %d orders, %d requests, %v; want its orders in one request", i, len(got), requests, err)

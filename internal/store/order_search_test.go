@@ -26,7 +26,7 @@ func TestOrdersByBuyer_OneIndexedQuery(t *testing.T) {
 	var ops []string
 	st.OnCapacity(func(op string, _ *types.ConsumedCapacity) { ops = append(ops, op) })
 	tenant := ticketing.Tenant{OrganizerID: "org_bench", Environment: ticketing.EnvTest}
-	got, err := st.Orders.OrdersByBuyer(ctx, tenant, " BUYER7@example.com", 20)
+	got, err := st.Search.OrdersByBuyer(ctx, tenant, " BUYER7@example.com", 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestOrdersByBuyer_OneIndexedQuery(t *testing.T) {
 		t.Fatalf("requests %v, want one OrdersByBuyer query", ops)
 	}
 	// buyer 9's orders are another organizer's (every tenth order).
-	if got, err := st.Orders.OrdersByBuyer(ctx, tenant, "buyer9@example.com", 20); err != nil || len(got) != 0 {
+	if got, err := st.Search.OrdersByBuyer(ctx, tenant, "buyer9@example.com", 20); err != nil || len(got) != 0 {
 		t.Fatalf("another organizer's buyer: %v, %v", got, err)
 	}
 	if k := ticketing.BuyerKey("org_bench", ticketing.EnvTest, "buyer7@example.com"); strings.Contains(k, "buyer7") || strings.Contains(k, "@") {
@@ -59,18 +59,18 @@ func TestBackfillBuyerKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	tenant := ticketing.Tenant{OrganizerID: "org_bench", Environment: ticketing.EnvTest}
-	if got, err := st.Orders.OrdersByBuyer(ctx, tenant, "buyer3@example.com", 20); err != nil || len(got) != 1 {
+	if got, err := st.Search.OrdersByBuyer(ctx, tenant, "buyer3@example.com", 20); err != nil || len(got) != 1 {
 		t.Fatalf("before the backfill only the keyed order is found: %v, %v", got, err)
 	}
-	n, err := st.Orders.BackfillBuyerKeys(ctx)
+	n, err := st.Search.BackfillBuyerKeys(ctx)
 	if err != nil || n != 30 {
 		t.Fatalf("backfill: %d, %v; want 30", n, err)
 	}
-	got, err := st.Orders.OrdersByBuyer(ctx, tenant, "buyer3@example.com", 20)
+	got, err := st.Search.OrdersByBuyer(ctx, tenant, "buyer3@example.com", 20)
 	if err != nil || len(got) != 4 || got[0].ID != "ord_bench000000033" || got[3].ID != "ord_bench000000003" {
 		t.Fatalf("after the backfill: %v, %v", got, err)
 	}
-	if n, err := st.Orders.BackfillBuyerKeys(ctx); err != nil || n != 0 {
+	if n, err := st.Search.BackfillBuyerKeys(ctx); err != nil || n != 0 {
 		t.Fatalf("a second backfill: %d, %v; want 0", n, err)
 	}
 }

@@ -28,7 +28,7 @@ func ordersBackfillBuyerIndex(ctx context.Context, a *app, args []string) error 
 	if err != nil {
 		return err
 	}
-	n, err := st.Orders.BackfillBuyerKeys(ctx)
+	n, err := st.Search.BackfillBuyerKeys(ctx)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func TestOrdersBackfillBuyerIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	tenant := ticketing.Tenant{OrganizerID: "org_cli", Environment: ticketing.EnvTest}
-	if got, err := st.Orders.OrdersByBuyer(ctx, tenant, "old@example.com", 10); err != nil || len(got) != 0 {
+	if got, err := st.Search.OrdersByBuyer(ctx, tenant, "old@example.com", 10); err != nil || len(got) != 0 {
 		t.Fatalf("an order without keys: %v, %v", got, err)
 	}
 	var v map[string]any
@@ -41,7 +41,7 @@ func TestOrdersBackfillBuyerIndex(t *testing.T) {
 	if len(v) != 1 || v["updated"] != float64(1) {
 		t.Fatalf("--json %v, want {\"updated\": 1}", v)
 	}
-	if got, err := st.Orders.OrdersByBuyer(ctx, tenant, "OLD@example.com", 10); err != nil || len(got) != 1 || got[0].ID != o.ID {
+	if got, err := st.Search.OrdersByBuyer(ctx, tenant, "OLD@example.com", 10); err != nil || len(got) != 1 || got[0].ID != o.ID {
 		t.Fatalf("after the backfill: %v, %v", got, err)
 	}
 	c.json(0, &v, "orders", "backfill-buyer-index")

@@ -23,7 +23,7 @@ func NewDashboard(a *app.App) *dashboard.Server {
 		Counter: a.Store.Keys, Clock: a.Webhooks.Clock, Settings: s,
 	}
 	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
-	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Orders}
+	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Search}
 	if a.Email != nil {
 		d.Mail = a.Email
 		d.OrderEmails = a.Email
