@@ -232,6 +232,36 @@ func TestOrderPage_RefundAndResend(t *testing.T) {
 	}
 }
 
+// Two refunds of one order posted at once: one starts it, the other is the
+// API's 409; the order holds one refund and the audit log one entry.
+func TestOrderPage_ConcurrentRefunds(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	c, org := h.owner("orders-race@example.com", "Race")
+	o := h.shop(org).sell("race@example.com", true)
+	path := "/o/" + org + "/test/orders/" + o.ID + "/refund"
+	statuses := make(chan int, 2)
+	for range 2 {
+		go func() { statuses <- h.post(c, path).status }()
+	}
+	got := map[int]int{}
+	for range 2 {
+		got[<-statuses]++
+	}
+	if got[http.StatusSeeOther] != 1 || got[http.StatusConflict] != 1 {
+		t.Fatalf("two refunds at once answered %v, want one 303 and one 409", got)
+	}
+	es, _ := h.d.Accounts.Entries(h.ctx, org, 10)
+	refunds := 0
+	for _, e := range es {
+		if e.Action == "order.refund" {
+			refunds++
+		}
+	}
+	if x, _ := h.a.Store.Orders.GetOrder(h.ctx, o.ID); x.Refund == nil || refunds != 1 {
+		t.Errorf("refund %+v, %d audit entries; want one of each", x.Refund, refunds)
+	}
+}
+
 // Developers and viewers read orders but neither refund nor resend (403,
 // nothing changes); support may; a member of organizer B reaches none of
 // organizer A's orders, and A's test order is not in A's live mode.
