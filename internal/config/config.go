@@ -164,6 +164,8 @@ var Vars = []Var{
 	{"TIX_LOG_FORMAT", "json", "log format: json or text"},
 	{"TIX_SIGNUP", "open", "the organizer dashboard's sign-up: open (anyone signs up with an email address and gets a test-mode organizer) or invite (only people invited by an operator, tixctl organizers invite, or by an owner)"},
 	{"TIX_DASHBOARD_PATH", "/dashboard", "the URL path the organizer dashboard is served under (the AWS stack sets /v1/dashboard, below the API's stage); its emailed links are TIX_PUBLIC_URL followed by it"},
+	{"TIX_WEBAUTHN_RP_ID", "", "the dashboard's passkey relying party id, a domain (never an IP address: browsers refuse it): the host of TIX_PUBLIC_URL when empty, localhost when that host is a loopback address; a parent domain lets passkeys work on its subdomains"},
+	{"TIX_WEBAUTHN_ORIGINS", "", "the origins (scheme://host[:port], comma-separated) the dashboard's passkeys are used from, each on TIX_WEBAUTHN_RP_ID or below it: the origin of TIX_PUBLIC_URL when empty (with localhost for a loopback address)"},
 	{"TIX_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 }
 

@@ -30,7 +30,7 @@ func TestMessages_EveryKeyUsedExists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code := regexp.MustCompile(`"((?:err|signin|signup|verify|link|reset|password|members|api)\.[a-z_]+)"`)
+	code := regexp.MustCompile(`"((?:err|signin|signup|verify|link|reset|password|members|api|passkey)\.[a-z_]+)"`)
 	files, _ := filepath.Glob("*.go")
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") || f == "messages.go" {

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/dashboard/account"
@@ -88,6 +90,12 @@ type Settings struct {
 	SecretOverlap time.Duration
 	// Link lifetimes.
 	VerifyTTL, ResetTTL, InviteTTL time.Duration
+	// Passkeys: the relying party id and origins (empty: from PublicURL,
+	// passkey_party.go), and how long a ceremony (adding a passkey,
+	// signing in with one) may take from its start.
+	PasskeyRPID    string
+	PasskeyOrigins []string
+	PasskeyTTL     time.Duration
 }
 
 // DefaultSettings are the documented figures (docs/dashboard.md).
@@ -96,6 +104,7 @@ var DefaultSettings = Settings{
 	SignInWindow: 15 * time.Minute, SlowAfter: 3, SlowDelay: time.Second, MaxDelay: 5 * time.Second,
 	AccountLimit: 10, ClientLimit: 50,
 	SecretOverlap: 24 * time.Hour, VerifyTTL: 24 * time.Hour, ResetTTL: time.Hour, InviteTTL: 7 * 24 * time.Hour,
+	PasskeyTTL: 5 * time.Minute,
 }
 
 // Server is the dashboard.
@@ -113,9 +122,11 @@ type Server struct {
 	Search        OrderSearch
 	OrderWebhooks OrderWebhooks
 	OrderEmails   OrderEmails
+	Passkeys      account.Passkeys // nil: no passkeys
 	Clock         clock.Clock
 	Settings      Settings
 	pages         map[string]*template.Template
+	rp            *webauthn.WebAuthn // the passkeys' relying party; nil: passkeys are off
 }
 
 //go:embed templates/*.html
@@ -135,12 +146,14 @@ func (s *Server) Handler() http.Handler {
 		s.Clock = clock.System{}
 	}
 	s.pages = parsePages()
+	s.startPasskeys()
 	mux := http.NewServeMux()
 	p := s.Settings.Path
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET "+p+"/static/", http.StripPrefix(p+"/static/", cacheForever(http.FileServerFS(static))))
 	s.accountRoutes(mux, p)
 	s.orgRoutes(mux, p)
+	s.passkeyRoutes(mux, p)
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) })
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

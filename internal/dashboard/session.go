@@ -124,10 +124,7 @@ func (e errTooMany) Error() string { return "too many attempts" }
 // attempts it waits, past a limit it refuses until the window ends.
 func (s *Server) admitSignIn(ctx context.Context, email, ip string) error {
 	st := s.Settings
-	now := s.Clock.Now()
-	start := now.Truncate(st.SignInWindow)
-	end := start.Add(st.SignInWindow)
-	win := strconv.FormatInt(start.Unix(), 10)
+	now, win, end := s.signInWindow()
 	used, ok, err := s.Counter.CountRequest(ctx, "dash#signin#acct#"+account.HashSecret(email)[:32]+"#"+win, st.AccountLimit, end)
 	if err != nil {
 		return err
@@ -150,6 +147,28 @@ func (s *Server) admitSignIn(ctx context.Context, email, ip string) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	return nil
+}
+
+// signInWindow is the current sign-in window: now, its name in the
+// counters' keys, and when it ends.
+func (s *Server) signInWindow() (now time.Time, win string, end time.Time) {
+	now = s.Clock.Now()
+	start := now.Truncate(s.Settings.SignInWindow)
+	return now, strconv.FormatInt(start.Unix(), 10), start.Add(s.Settings.SignInWindow)
+}
+
+// admitClient counts an attempt of kind on the client's budget alone
+// (ClientLimit per window): for steps that name no account yet.
+func (s *Server) admitClient(ctx context.Context, kind, ip string) error {
+	now, win, end := s.signInWindow()
+	_, ok, err := s.Counter.CountRequest(ctx, "dash#"+kind+"#ip#"+ip+"#"+win, s.Settings.ClientLimit, end)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errTooMany{retry: end.Sub(now)}
 	}
 	return nil
 }

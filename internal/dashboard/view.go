@@ -29,6 +29,7 @@ type view struct {
 	Form    map[string]string
 	Data    any
 	Now     time.Time
+	Passkey *passkeyOffer // nil: passkeys are off
 }
 
 // T translates a message key into the page's language; args fill its %s/%d.
@@ -90,6 +91,7 @@ func (s *Server) view(r *http.Request, sess *session) *view {
 	if sess != nil {
 		v.Email = sess.Email
 	}
+	v.Passkey = s.passkeyOffer(r)
 	return v
 }
 

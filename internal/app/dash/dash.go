@@ -18,9 +18,10 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	s.Path, s.OpenSignup = a.Config.Dashboard.Path, a.Config.Dashboard.OpenSignup
 	s.PublicURL = a.Config.Payments.PublicURL
 	s.SecretOverlap = a.Config.Webhooks.SecretOverlap
+	s.PasskeyRPID, s.PasskeyOrigins = a.Config.Dashboard.WebAuthnRPID, a.Config.Dashboard.WebAuthnOrigins
 	d := &dashboard.Server{
 		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
-		Counter: a.Store.Keys, Clock: a.Webhooks.Clock, Settings: s,
+		Counter: a.Store.Keys, Passkeys: a.Store.Passkeys(), Clock: a.Webhooks.Clock, Settings: s,
 	}
 	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
 	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Search}

@@ -103,6 +103,10 @@ const (
 	PurposeVerify = "verify" // confirms a new account's email address
 	PurposeReset  = "reset"  // sets a new password
 	PurposeInvite = "invite" // joins an organizer with a role
+	// A passkey ceremony's state, bound to the browser by a cookie holding
+	// the secret (never emailed): registering a passkey, signing in with one.
+	PurposePasskeyAdd    = "passkey.add"
+	PurposePasskeySignIn = "passkey.signin"
 )
 
 // Token is what an emailed link stands for, kept under the SHA-256 of the
@@ -113,6 +117,7 @@ type Token struct {
 	OrganizerID string    `json:"organizer_id,omitempty"` // invite
 	Role        Role      `json:"role,omitempty"`         // invite
 	InvitedBy   string    `json:"invited_by,omitempty"`   // invite
+	Data        string    `json:"data,omitempty"`         // a passkey ceremony's state (passkey.go)
 	CreatedAt   time.Time `json:"created_at"`
 	ExpiresAt   time.Time `json:"expires_at"`
 }
