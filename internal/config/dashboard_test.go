@@ -27,3 +27,31 @@ func TestLoad_Dashboard(t *testing.T) {
 		t.Errorf("bad values: %v", err)
 	}
 }
+
+// The passkeys' relying party: empty by default (the dashboard derives it
+// from TIX_PUBLIC_URL); an IP address, a URL or an origin outside the
+// relying party is refused with what to set.
+func TestLoad_DashboardWebAuthn(t *testing.T) {
+	c, err := config.Load(env(withBase()))
+	if err != nil || c.Dashboard.WebAuthnRPID != "" || len(c.Dashboard.WebAuthnOrigins) != 0 {
+		t.Fatalf("defaults: %+v %v", c.Dashboard, err)
+	}
+	c, err = config.Load(env(withBase("TIX_WEBAUTHN_RP_ID", "Tix.Example", "TIX_WEBAUTHN_ORIGINS", "https://dash.tix.example/, https://tix.example, http://localhost:8080")))
+	if err != nil || c.Dashboard.WebAuthnRPID != "tix.example" ||
+		strings.Join(c.Dashboard.WebAuthnOrigins, " ") != "https://dash.tix.example https://tix.example http://localhost:8080" {
+		t.Errorf("set: %+v %v", c.Dashboard, err)
+	}
+	for _, bad := range [][]string{
+		{"TIX_WEBAUTHN_RP_ID", "127.0.0.1"},
+		{"TIX_WEBAUTHN_RP_ID", "https://tix.example"},
+		{"TIX_WEBAUTHN_RP_ID", "tix.example:443"},
+		{"TIX_WEBAUTHN_ORIGINS", "tix.example"},
+		{"TIX_WEBAUTHN_ORIGINS", "http://tix.example"},
+		{"TIX_WEBAUTHN_ORIGINS", "https://tix.example/dashboard"},
+		{"TIX_WEBAUTHN_RP_ID", "tix.example", "TIX_WEBAUTHN_ORIGINS", "https://eviltix.example"},
+	} {
+		if _, err := config.Load(env(withBase(bad...))); err == nil || !strings.Contains(err.Error(), "TIX_WEBAUTHN_") {
+			t.Errorf("%v: %v, want refused", bad, err)
+		}
+	}
+}

@@ -248,6 +248,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
+	s.auditAccount(r, addr, "account.signin", addr, "password")
 	http.Redirect(w, r, v.Form["next"], http.StatusSeeOther)
 }
 

@@ -1,11 +1,9 @@
 package dashboard_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tix/internal/dashboard/account"
-	"tix/internal/emailsend/emailtest"
 	"tix/internal/testenv"
 	"tix/internal/testenv/browser"
 	"tix/internal/ticketing"
@@ -94,28 +91,7 @@ func TestBrowser_SignUpToWebhookTest(t *testing.T) {
 	rc := newReceiver(t)
 	b := browser.New(t, 4*time.Minute)
 	addr := fmt.Sprintf("browser-%d@example.com", time.Now().UnixNano())
-	run(t, b, "sign-up page", chromedp.Navigate(h.url("/signup")), chromedp.WaitVisible("#org_name"))
-	checkPage(t, b, "signup")
-	run(t, b, "sign up", chromedp.SendKeys("#org_name", "Browser Concerts"),
-		chromedp.SendKeys("#email", addr), chromedp.SendKeys("#password", password),
-		chromedp.Submit("#password"), chromedp.WaitVisible("main .alert"))
-
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	raw, err := emailtest.MailDev{URL: testenv.MailDevURL(t)}.Raw(ctx, addr, time.Minute)
-	if err != nil {
-		t.Fatalf("the verification email in the inbox: %v", err)
-	}
-	msg, err := emailtest.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := regexp.MustCompile(`https?://\S+/verify\?t=[A-Za-z0-9_-]+`).FindString(msg.Text)
-	if link == "" {
-		t.Fatalf("no verification link in:\n%s", msg.Text)
-	}
-	run(t, b, "verify", chromedp.Navigate(link), chromedp.WaitVisible("main .alert"))
-	checkPage(t, b, "verified")
+	signUpInBrowser(t, b, h.url(""), addr)
 
 	run(t, b, "sign in", chromedp.Navigate(h.url("/signin")), chromedp.WaitVisible("#email"))
 	checkPage(t, b, "signin")

@@ -80,6 +80,7 @@ func relyingParty(st Settings) (*webauthn.WebAuthn, error) {
 // startPasskeys sets up the relying party when there is a passkey store;
 // a relying party the settings cannot make turns passkeys off, logged.
 func (s *Server) startPasskeys() {
+	s.rp = nil
 	if s.Passkeys == nil {
 		return
 	}
