@@ -229,6 +229,6 @@ func (s *Server) passkeyOffer(r *http.Request) *passkeyOffer {
 	if s.rp == nil {
 		return nil
 	}
-	os := s.rp.Config.RPOrigins
-	return &passkeyOffer{Origins: strings.Join(os, " "), Elsewhere: os[0] + r.URL.Path}
+	origins := s.rp.Config.RPOrigins
+	return &passkeyOffer{Origins: strings.Join(origins, " "), Elsewhere: origins[0] + r.URL.Path}
 }

@@ -19,13 +19,7 @@ import (
 // offers the passkeys it holds for this site). Starting counts on the
 // client's sign-in budget, so the ceremonies' writes cannot be flooded.
 func (s *Server) passkeySignInBegin(w http.ResponseWriter, r *http.Request) {
-	var tooMany errTooMany
-	if err := s.admitClient(r.Context(), "passkey", clientIP(r)); errors.As(err, &tooMany) {
-		w.Header().Set("Retry-After", strconv.Itoa(int(tooMany.retry.Seconds())+1))
-		s.passkeyFail(w, r, http.StatusTooManyRequests, "signin.too_many")
-		return
-	} else if err != nil {
-		s.passkeyInternal(w, r, err)
+	if !s.passkeyAdmitted(w, r, s.admitClient(r.Context(), "passkey", clientIP(r))) {
 		return
 	}
 	opts, sd, err := s.rp.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
@@ -72,13 +66,7 @@ func (s *Server) passkeySignInFinish(w http.ResponseWriter, r *http.Request) {
 	if p != nil {
 		budget = p.Email
 	}
-	var tooMany errTooMany
-	if err := s.admitSignIn(ctx, budget, clientIP(r)); errors.As(err, &tooMany) {
-		w.Header().Set("Retry-After", strconv.Itoa(int(tooMany.retry.Seconds())+1))
-		s.passkeyFail(w, r, http.StatusTooManyRequests, "signin.too_many")
-		return
-	} else if err != nil {
-		s.passkeyInternal(w, r, err)
+	if !s.passkeyAdmitted(w, r, s.admitSignIn(ctx, budget, clientIP(r))) {
 		return
 	}
 	if refused, err := s.checkAssertion(r, p, cer.Session, parsed); refused != nil {
@@ -131,4 +119,18 @@ func (s *Server) checkAssertion(r *http.Request, p *account.Passkey, sd webauthn
 		return errors.New("used or removed meanwhile"), nil
 	}
 	return nil, err
+}
+
+// passkeyAdmitted answers a refused budget (429 with Retry-After) or a
+// failure to count (500); false when it answered.
+func (s *Server) passkeyAdmitted(w http.ResponseWriter, r *http.Request, err error) bool {
+	var tooMany errTooMany
+	switch {
+	case errors.As(err, &tooMany):
+		w.Header().Set("Retry-After", strconv.Itoa(int(tooMany.retry.Seconds())+1))
+		s.passkeyFail(w, r, http.StatusTooManyRequests, "signin.too_many")
+	case err != nil:
+		s.passkeyInternal(w, r, err)
+	}
+	return err == nil
 }
