@@ -52,6 +52,9 @@ func (s *Server) passkeySignInFinish(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		parsed, err = protocol.ParseCredentialRequestResponseBytes(body)
 	}
+	if err == nil && (len(parsed.RawID) == 0 || len(parsed.RawID) > maxCredentialID) {
+		err = errors.New("credential id length")
+	}
 	if err != nil {
 		s.passkeyFail(w, r, http.StatusBadRequest, "passkey.failed")
 		return

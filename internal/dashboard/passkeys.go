@@ -38,8 +38,12 @@ func (s *Server) passkeyRoutes(mux *http.ServeMux, p string) {
 	mux.HandleFunc("POST "+p+"/passkeys/signin/finish", on(s.passkeySignInFinish))
 }
 
-// maxPasskeyName is the longest passkey name, in characters.
-const maxPasskeyName = 60
+// maxPasskeyName is the longest passkey name, in characters;
+// maxCredentialID the longest credential id, in bytes (WebAuthn §4).
+const (
+	maxPasskeyName  = 60
+	maxCredentialID = 1023
+)
 
 // passkeysPage lists the user's passkeys with the forms to add and remove.
 func (s *Server) passkeysPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -63,7 +67,11 @@ func (s *Server) passkeysPage(w http.ResponseWriter, r *http.Request, sess *sess
 // is not found.
 func (s *Server) removePasskey(w http.ResponseWriter, r *http.Request, sess *session) {
 	id := r.FormValue("id")
-	p, err := s.Passkeys.GetPasskey(r.Context(), id)
+	var p *account.Passkey
+	err := account.ErrNotFound
+	if id != "" && len(id) <= base64.RawURLEncoding.EncodedLen(maxCredentialID) {
+		p, err = s.Passkeys.GetPasskey(r.Context(), id)
+	}
 	if err == nil && p.Email == sess.Email {
 		err = s.Passkeys.RemovePasskey(r.Context(), sess.Email, id)
 	} else if err == nil {

@@ -234,6 +234,13 @@ func TestPasskey_UnknownCredentialRefused(t *testing.T) {
 	if _, msg := reply(t, p); p.status != http.StatusUnauthorized || !strings.Contains(msg, "ключом") {
 		t.Errorf("an unknown credential: %d %s, want 401 saying the passkey failed (in Russian, the default)", p.status, p.body)
 	}
+	stranger.id = make([]byte, 2000) // longer than WebAuthn allows (1023 bytes): bad input, never a 500
+	if p := h.passkeySignIn(h.client(), stranger); p.status != http.StatusBadRequest {
+		t.Errorf("a 2000-byte credential id: %d %s, want 400", p.status, p.body)
+	}
+	if p := h.post(c, "/account/passkeys/remove", "id", strings.Repeat("A", 5000)); p.status != http.StatusNotFound {
+		t.Errorf("removing a 5000-character id: %d, want 404", p.status)
+	}
 }
 
 // A ceremony's challenge works once and only in the browser that started
