@@ -36,10 +36,14 @@ func TestLoad_DashboardWebAuthn(t *testing.T) {
 	if err != nil || c.Dashboard.WebAuthnRPID != "" || len(c.Dashboard.WebAuthnOrigins) != 0 {
 		t.Fatalf("defaults: %+v %v", c.Dashboard, err)
 	}
-	c, err = config.Load(env(withBase("TIX_WEBAUTHN_RP_ID", "Tix.Example", "TIX_WEBAUTHN_ORIGINS", "https://dash.tix.example/, https://tix.example, http://localhost:8080")))
+	c, err = config.Load(env(withBase("TIX_WEBAUTHN_RP_ID", "Tix.Example", "TIX_WEBAUTHN_ORIGINS", "https://dash.tix.example/, https://tix.example")))
 	if err != nil || c.Dashboard.WebAuthnRPID != "tix.example" ||
-		strings.Join(c.Dashboard.WebAuthnOrigins, " ") != "https://dash.tix.example https://tix.example http://localhost:8080" {
+		strings.Join(c.Dashboard.WebAuthnOrigins, " ") != "https://dash.tix.example https://tix.example" {
 		t.Errorf("set: %+v %v", c.Dashboard, err)
+	}
+	if c, err := config.Load(env(withBase("TIX_WEBAUTHN_RP_ID", "localhost", "TIX_WEBAUTHN_ORIGINS", "http://localhost:8080"))); err != nil ||
+		c.Dashboard.WebAuthnOrigins[0] != "http://localhost:8080" {
+		t.Errorf("localhost on plain http: %+v %v", c.Dashboard, err)
 	}
 	for _, bad := range [][]string{
 		{"TIX_WEBAUTHN_RP_ID", "127.0.0.1"},

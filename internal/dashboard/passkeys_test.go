@@ -188,8 +188,10 @@ func TestPasskey_ForgedAssertionRefused(t *testing.T) {
 	}
 }
 
+// cookieNamed is the value of c's cookie name for the dashboard's passkey
+// paths (which get every dashboard cookie).
 func cookieNamed(c *http.Client, h *harness, name string) string {
-	for _, ck := range c.Jar.Cookies(mustURL(h.srv.URL + "/")) {
+	for _, ck := range c.Jar.Cookies(mustURL(h.url("/passkeys/"))) {
 		if ck.Name == name {
 			return ck.Value
 		}
@@ -346,7 +348,7 @@ func TestPasskey_AddBoundToTheAccount(t *testing.T) {
 	bc, _ := h.owner("b-keys@example.com", "B")
 	begin := h.post(a, "/passkeys/add/begin", "name", "A's key")
 	u := mustURL(h.url("/passkeys/"))
-	bc.Jar.SetCookies(u, a.Jar.Cookies(u))
+	bc.Jar.SetCookies(u, []*http.Cookie{{Name: "tix_passkey", Value: cookieNamed(a, h, "tix_passkey"), Path: "/dashboard/passkeys/"}})
 	k := h.softKey()
 	if p := h.postJSON(bc, "/passkeys/add/finish", k.create(t, begin.body)); p.status != http.StatusBadRequest {
 		t.Errorf("B finishing A's ceremony: %d %s, want 400", p.status, p.body)
