@@ -80,6 +80,9 @@ func TestBrowser_SignInWithAPasskey(t *testing.T) {
 		t.Errorf("the passkeys page after adding: %q", got)
 	}
 	checkPage(t, b, "passkey-added")
+	phoneWidth(t, b)
+	run(t, b, "Russian", chromedp.Click(`a[lang="ru"]`), chromedp.WaitVisible(`html[lang="ru"]`))
+	checkPage(t, b, "passkey-added-ru")
 	creds, err := chromedp.Call(b.Ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth.AuthenticatorID})
 	if err != nil || len(creds.Credentials) != 1 || !creds.Credentials[0].IsResidentCredential || creds.Credentials[0].RpID != "localhost" {
 		t.Fatalf("the authenticator's credentials: %+v %v, want one discoverable credential for localhost", creds, err)

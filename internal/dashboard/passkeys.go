@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-webauthn/webauthn/protocol"
@@ -53,6 +54,7 @@ func (s *Server) passkeysPage(w http.ResponseWriter, r *http.Request, sess *sess
 		return
 	}
 	v := s.view(r, sess)
+	v.Loc = s.accountZone(r, sess.Email)
 	switch r.URL.Query().Get("done") {
 	case "added":
 		v.Message = "passkey.added"
@@ -61,6 +63,20 @@ func (s *Server) passkeysPage(w http.ResponseWriter, r *http.Request, sess *sess
 	}
 	v.Data = ps
 	s.render(w, r, http.StatusOK, "passkeys", v)
+}
+
+// accountZone is the time zone of the account's first organizer, for
+// pages outside one (UTC when it has none or it cannot be read).
+func (s *Server) accountZone(r *http.Request, email string) *time.Location {
+	ms, err := s.Accounts.Memberships(r.Context(), email)
+	if err != nil || len(ms) == 0 {
+		return time.UTC
+	}
+	st, err := s.Accounts.GetSettings(r.Context(), ms[0].OrganizerID)
+	if err != nil {
+		return time.UTC
+	}
+	return st.Location()
 }
 
 // removePasskey deletes one of the user's passkeys; another account's id
