@@ -110,7 +110,7 @@ func TestAPIPage_KeyCreatedOnceRevokedAudited(t *testing.T) {
 			t.Errorf("entry %+v: want who, when and from where", e)
 		}
 	}
-	if strings.Join(actions, ",") != "key.revoke,key.create,account.signup" {
+	if strings.Join(actions, ",") != "key.revoke,key.create,account.signin,account.signup" {
 		t.Errorf("audit log %v", actions)
 	}
 	if p := h.get(c, "/o/"+o+"/test/audit"); p.status != http.StatusOK || !strings.Contains(p.body, "key.revoke") {
