@@ -3,7 +3,10 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +124,53 @@ func TestBrowser_PasskeyElsewhereOnAnIPAddress(t *testing.T) {
 		t.Errorf("the passkey button is offered on an address where it cannot work")
 	}
 	checkPage(t, b, "signin-passkey-elsewhere")
+}
+
+// In a real Chromium signed in to the dashboard: a page of another site
+// posting to it, a form creating a key and a script starting a passkey
+// ceremony, is refused (403, Sec-Fetch-Site: cross-site) and creates
+// nothing.
+func TestBrowser_CrossSitePOSTRefused(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	_, org := h.owner("cross@example.com", "Cross")
+	dash := h.passkeyOrigin() + h.d.Settings.Path
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><title>Win a prize</title><main>
+<form method="post" action="%s/o/%s/test/keys"><input type="hidden" name="type" value="sk"><button id="go">Claim</button></form>
+<p id="fetched"></p></main>`, dash, org)
+	}))
+	t.Cleanup(evil.Close)
+	b := browser.New(t, 2*time.Minute)
+	run(t, b, "sign in", chromedp.Navigate(dash+"/signin"), chromedp.WaitVisible("#email"),
+		chromedp.SendKeys("#email", "cross@example.com"), chromedp.SendKeys("#password", password),
+		chromedp.Submit("#password"), chromedp.WaitVisible(".main-nav"))
+	run(t, b, "the other site", chromedp.Navigate(evil.URL), chromedp.WaitVisible("#go"))
+	status, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`fetch(`+strconv.Quote(dash+"/passkeys/add/begin")+`,
+		{method: "POST", credentials: "include", mode: "no-cors", body: new URLSearchParams({name: "evil"})}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("the other site's fetch: %v", err)
+	}
+	t.Logf("the other site's fetch: status %d (opaque to it)", status)
+	run(t, b, "the other site's form", chromedp.Click("#go"), chromedp.WaitVisible("main h1"))
+	if page, _ := chromedp.Run(b.Ctx, chromedp.OuterHTML("main")); strings.Contains(page, "sk_test_") {
+		t.Errorf("the cross-site form created a key:\n%s", page)
+	}
+	if ks, _ := h.a.Store.Keys.ListKeys(h.ctx, org); len(ks) != 0 {
+		t.Errorf("keys after the cross-site POST: %d", len(ks))
+	}
+	if ts, _ := h.d.Accounts.Entries(h.ctx, org, 10); len(ts) > 0 && ts[0].Action != "account.signin" {
+		t.Errorf("the audit log's last entry %+v: the cross-site requests did something", ts[0])
+	}
+	refused := map[string]int64{}
+	for _, f := range b.Failed() {
+		for _, path := range []string{"/test/keys", "/passkeys/add/begin"} {
+			if strings.HasSuffix(f.URL, path) {
+				refused[path] = f.Status
+			}
+		}
+	}
+	if refused["/test/keys"] != http.StatusForbidden || refused["/passkeys/add/begin"] != http.StatusForbidden {
+		t.Errorf("answers to the other site's requests: %v, want 403 for both", refused)
+	}
 }
