@@ -86,7 +86,7 @@ func TestBrowser_SignInWithAPasskey(t *testing.T) {
 	phoneWidth(t, b)
 	run(t, b, "Russian", chromedp.Click(`a[lang="ru"]`), chromedp.WaitVisible(`html[lang="ru"]`))
 	checkPage(t, b, "passkey-added-ru")
-	creds, err := chromedp.Call(b.Ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth.AuthenticatorID})
+	creds, err := chromedp.Call(b.Ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams(auth))
 	if err != nil || len(creds.Credentials) != 1 || !creds.Credentials[0].IsResidentCredential || creds.Credentials[0].RpID != "localhost" {
 		t.Fatalf("the authenticator's credentials: %+v %v, want one discoverable credential for localhost", creds, err)
 	}
@@ -98,7 +98,7 @@ func TestBrowser_SignInWithAPasskey(t *testing.T) {
 		t.Errorf("signed in as %q, want %s", got, addr)
 	}
 	checkPage(t, b, "signed-in-with-passkey")
-	creds, _ = chromedp.Call(b.Ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth.AuthenticatorID})
+	creds, _ = chromedp.Call(b.Ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams(auth))
 	ps, err := h.d.Passkeys.ListPasskeys(h.ctx, addr)
 	if err != nil || len(ps) != 1 || ps[0].LastUsedAt == nil || len(creds.Credentials) != 1 ||
 		float64(ps[0].SignCount) != creds.Credentials[0].SignCount {
