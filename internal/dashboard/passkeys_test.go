@@ -406,3 +406,27 @@ func TestPasskey_OffWithoutARelyingParty(t *testing.T) {
 		t.Errorf("passkey sign-in without passkeys: %d", p.status)
 	}
 }
+
+// A passkey sign-in rotates the session as a password sign-in does: a
+// session id planted in the browser before (another account's) is ended,
+// and the signed-in id is a new one.
+func TestPasskey_SignInRotatesAPlantedSession(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	c, _ := h.owner("rotate@example.com", "Rotate")
+	k := h.softKey()
+	h.addPasskey(c, k, "Key")
+	attacker, attackerOrg := h.owner("planter@example.com", "Planter")
+	victim := h.client()
+	u := mustURL(h.srv.URL + "/")
+	planted := cookieNamed(attacker, h, "tix_dashboard")
+	victim.Jar.SetCookies(u, []*http.Cookie{{Name: "tix_dashboard", Value: planted, Path: "/"}})
+	if p := h.passkeySignIn(victim, k); p.status != http.StatusOK {
+		t.Fatalf("passkey sign-in: %d %s", p.status, p.body)
+	}
+	if got := cookieNamed(victim, h, "tix_dashboard"); got == "" || got == planted {
+		t.Errorf("the session id after a passkey sign-in is the planted one (or none)")
+	}
+	if p := h.get(attacker, "/o/"+attackerOrg+"/test/"); p.status != http.StatusSeeOther {
+		t.Errorf("the planted session after the victim's passkey sign-in: %d, want ended (a redirect to sign in)", p.status)
+	}
+}
