@@ -156,7 +156,8 @@ func TestGatewaySendsEveryRouteToItsGroup(t *testing.T) {
 }
 
 // TestAcquirerEnvironment: the functions that call T-Bank (orders: live
-// orders and refunds, and the notifications; timers: expiry, reconciliation)
+// orders and refunds, and the notifications; timers: expiry, reconciliation;
+// dashboard: the check of a terminal an owner connects)
 // get the bank's URL and the public URL the bank posts to; dev's is built from
 // the API's id, region and URL suffix, prod's from context publicUrl. The
 // catalog, which serves openapi.json, gets the public URL as well.
@@ -167,8 +168,8 @@ func TestAcquirerEnvironment(t *testing.T) {
 			acquirers[f.Name] = true
 		}
 	}
-	if !reflect.DeepEqual(acquirers, map[string]bool{"orders": true, "timers": true}) {
-		t.Errorf("acquirer functions %v, want orders and timers", acquirers)
+	if !reflect.DeepEqual(acquirers, map[string]bool{"orders": true, "timers": true, "dashboard": true}) {
+		t.Errorf("acquirer functions %v, want orders, timers and dashboard", acquirers)
 	}
 	for _, stage := range stages {
 		apiID, _ := only(t, stage, "AWS::ApiGatewayV2::Api")

@@ -78,7 +78,8 @@ type Function struct {
 	Timeout time.Duration // the Lambda timeout
 	Sends   []string      // queues (queue.Queues) the function sends to
 	// Acquirer: the function calls the live acquirer (T-Bank) over the
-	// internet: it creates, refunds or reconciles live orders. It gets
+	// internet: it creates, refunds or reconciles live orders, or checks a
+	// terminal an owner connects in the dashboard. It gets
 	// TIX_PUBLIC_URL (the notification URL the bank is given) and
 	// TIX_TBANK_API_URL, and its timeout leaves room for a bank call that
 	// takes all of TIX_TBANK_TIMEOUT (BankHeadroom).
@@ -124,7 +125,9 @@ var Functions = []Function{
 	// and Verify buttons POST to the receiver within TIX_WEBHOOK_TIMEOUT
 	// (10 s): 20 s. It writes email jobs (sign-up, reset, invitations),
 	// whose messages go to the deliveries queue.
-	{Name: "dashboard", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.DeliveriesQueue}, Dashboard: true},
+	// The dashboard checks a terminal's credentials with T-Bank when an
+	// owner connects it (Acquirer: the bank's URL, room for its timeout).
+	{Name: "dashboard", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.DeliveriesQueue}, Dashboard: true, Acquirer: true},
 	// A batch of 10 webhook attempts runs concurrently, each with a 10 s POST
 	// timeout (TIX_WEBHOOK_TIMEOUT) plus a few DynamoDB writes: 60 s leaves
 	// plenty of room. Memory is mostly idle waiting on receivers: 256 MB.

@@ -244,7 +244,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusForbidden, "signin", v)
 		return
 	}
-	if err := s.startSession(w, r, addr); err != nil {
+	if err := s.startEpochSession(w, r, addr, u.SessionEpoch); err != nil {
 		s.internal(w, r, err)
 		return
 	}

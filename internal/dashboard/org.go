@@ -37,6 +37,8 @@ func (s *Server) orgRoutes(mux *http.ServeMux, p string) {
 	mux.HandleFunc("POST "+o+"/members/remove", s.inOrg(account.ManageMembers, s.removeMember))
 	mux.HandleFunc("GET "+o+"/audit", s.inOrg(account.ReadAudit, s.auditPage))
 	s.ordersRoutes(mux, o)
+	s.paymentRoutes(mux, o)
+	s.settingsRoutes(mux, o)
 }
 
 // inOrg runs h for a member of the path's organizer whose role has perm.
@@ -72,6 +74,7 @@ func (s *Server) inOrg(perm account.Permission, h func(http.ResponseWriter, *htt
 		}
 		v := s.view(r, sess)
 		v.Org, v.Role, v.Env, v.Loc = org, m.Role, env, settings.Location()
+		s.orgLanguage(r, v)
 		if !m.Role.Can(perm) {
 			v.Message = "err.role"
 			s.render(w, r, http.StatusForbidden, "error", v)
@@ -79,6 +82,17 @@ func (s *Server) inOrg(perm account.Permission, h func(http.ResponseWriter, *htt
 		}
 		h(w, r, &orgReq{sess: sess, member: m, v: v})
 	})
+}
+
+// orgLanguage shows the organizer's language (its Settings page's, which
+// its emails use too) to a member who has not picked one with the switch.
+func (s *Server) orgLanguage(r *http.Request, v *view) {
+	if _, err := r.Cookie("lang"); err == nil || s.Identities == nil {
+		return
+	}
+	if id, err := s.Identities.GetIdentity(r.Context(), v.Org.ID); err == nil && id.Language != "" {
+		v.Lang = id.Language
+	}
 }
 
 // audit appends a line to the organizer's audit log; a failure is logged,

@@ -123,10 +123,18 @@ type Server struct {
 	OrderWebhooks OrderWebhooks
 	OrderEmails   OrderEmails
 	Passkeys      account.Passkeys // nil: no passkeys
-	Clock         clock.Clock
-	Settings      Settings
-	pages         map[string]*template.Template
-	rp            *webauthn.WebAuthn // the passkeys' relying party; nil: passkeys are off
+	// Payments and Terminals are the Payments page's: the payment
+	// accounts (store.Payments) and the connection of a terminal
+	// (*payment.Terminals, as tixctl organizers connect-tbank).
+	Payments  PaymentAccounts
+	Terminals Terminals
+	// Identities are the organizers' email identities (store.Emails), as
+	// tixctl's set-identity, set-contacts and test-recipients change them.
+	Identities Identities
+	Clock      clock.Clock
+	Settings   Settings
+	pages      map[string]*template.Template
+	rp         *webauthn.WebAuthn // the passkeys' relying party; nil: passkeys are off
 }
 
 //go:embed templates/*.html

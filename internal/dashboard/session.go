@@ -27,7 +27,8 @@ func (s *Server) cookieName() string {
 }
 
 // currentSession is the request's live session, nil when it has none (no
-// cookie, an unknown, ended or expired one).
+// cookie, an unknown, ended or expired one, or one started before the
+// user's password last changed: a reset ends every session).
 func (s *Server) currentSession(r *http.Request) (*session, error) {
 	c, err := r.Cookie(s.cookieName())
 	if err != nil || c.Value == "" || len(c.Value) > 100 {
@@ -44,13 +45,34 @@ func (s *Server) currentSession(r *http.Request) (*session, error) {
 	if !s.Clock.Now().Before(st.ExpiresAt) {
 		return nil, nil
 	}
+	u, err := s.Accounts.GetUser(r.Context(), st.Email)
+	if errors.Is(err, account.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.SessionEpoch != st.Epoch {
+		return nil, nil
+	}
 	return &session{Hash: hash, Session: *st}, nil
 }
 
-// startSession signs email in: whatever session id the browser presented is
-// ended, and a new random one is issued (a session id fixed before sign-in
-// is never the signed-in one).
+// startSession signs email in under the user's current session epoch.
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, email string) error {
+	u, err := s.Accounts.GetUser(r.Context(), email)
+	if err != nil {
+		return err
+	}
+	return s.startEpochSession(w, r, email, u.SessionEpoch)
+}
+
+// startEpochSession signs email in: whatever session id the browser
+// presented is ended, and a new random one is issued (a session id fixed
+// before sign-in is never the signed-in one). The session carries epoch,
+// the user's as read before its password was checked: a password reset
+// since then ends it too.
+func (s *Server) startEpochSession(w http.ResponseWriter, r *http.Request, email string, epoch int) error {
 	if c, err := r.Cookie(s.cookieName()); err == nil && c.Value != "" && len(c.Value) <= 100 {
 		if err := s.Accounts.DeleteSession(r.Context(), account.HashSecret(c.Value)); err != nil {
 			return err
@@ -58,7 +80,7 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, email stri
 	}
 	id := account.NewSecret()
 	now := s.Clock.Now().UTC()
-	st := account.Session{Email: email, CreatedAt: now, ExpiresAt: now.Add(s.Settings.SessionTTL), IP: clientIP(r)}
+	st := account.Session{Email: email, CreatedAt: now, ExpiresAt: now.Add(s.Settings.SessionTTL), IP: clientIP(r), Epoch: epoch}
 	if err := s.Accounts.CreateSession(r.Context(), account.HashSecret(id), st); err != nil {
 		return err
 	}

@@ -104,11 +104,15 @@ const (
 	CauseMemberInvite  = "member_invite"  // join an organizer's dashboard
 )
 
+// accountCauses are the account emails' causes: their jobs hold a
+// single-use link, removed once the job is final (sent, or given up).
+var accountCauses = map[string]bool{CauseAccountVerify: true, CauseAccountReset: true, CauseAccountExists: true, CauseMemberInvite: true}
+
 // AccountEmail writes and sends one dashboard account email (a Cause
 // Account* or CauseMemberInvite) to one address, through the same jobs as
 // the alerts: claimed and sent once, retried, swept. org names the sender
 // (its identity) and is the job's subject; link is the single-use link,
-// which the job holds until it is sent (it expires on its own).
+// which the job holds until it is final (sent, or given up), not after.
 func (s *Service) AccountEmail(ctx context.Context, org, to, cause, link string) error {
 	subject := org
 	if subject == "" {

@@ -190,6 +190,9 @@ func (s *Service) outcome(j *Job, final Status, id string, err error, now time.T
 		j.Status, j.LastError = StatusPending, redact(err.Error())
 		j.NextAttemptAt = now.Add(s.Settings.Backoff[min(j.Attempts, len(s.Settings.Backoff))-1])
 	}
+	if j.Status.Final() && j.Alert != nil && accountCauses[j.Alert.Cause] {
+		j.Alert.URL = "" // a single-use link is kept no longer than its email needs it
+	}
 }
 
 var addrLike = regexp.MustCompile(`[^\s<>"',;:]+@[^\s<>"',;]+`)

@@ -143,11 +143,11 @@ func (a *Accounts) GetUser(ctx context.Context, email string) (*account.User, er
 	return &it.User, nil
 }
 
-func (a *Accounts) setUser(ctx context.Context, email, attr string, v types.AttributeValue) error {
-	e := newExprs()
+// setUser applies SET clauses (their names and values in e) to a user.
+func (a *Accounts) setUser(ctx context.Context, email string, e *exprs, set string) error {
 	_, err := a.s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(a.s.table), Key: keyOf(userPK(email), skUser),
-		UpdateExpression:         aws.String("SET " + e.n(attr) + " = " + e.v(v)),
+		UpdateExpression:         aws.String("SET " + set),
 		ConditionExpression:      aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	})
@@ -162,12 +162,17 @@ func (a *Accounts) setUser(ctx context.Context, email, attr string, v types.Attr
 
 // MarkVerified records that the email's owner opened the verification link.
 func (a *Accounts) MarkVerified(ctx context.Context, email string, at time.Time) error {
-	return a.setUser(ctx, email, "verified_at", str(at.UTC().Format(time.RFC3339Nano)))
+	e := newExprs()
+	return a.setUser(ctx, email, e, e.n("verified_at")+" = "+e.s(at.UTC().Format(time.RFC3339Nano)))
 }
 
-// SetPassword replaces the user's password hash.
+// SetPassword replaces the user's password hash and ends its sessions: the
+// same update adds one to session_epoch, and a session started under an
+// earlier epoch is refused (the dashboard compares them on every request).
 func (a *Accounts) SetPassword(ctx context.Context, email, hash string) error {
-	return a.setUser(ctx, email, "password_hash", str(hash))
+	e := newExprs()
+	epoch := e.n("session_epoch")
+	return a.setUser(ctx, email, e, e.n("password_hash")+" = "+e.s(hash)+", "+epoch+" = if_not_exists("+epoch+", "+e.d(0)+") + "+e.d(1))
 }
 
 // AddMember adds a membership once.
@@ -356,4 +361,19 @@ func (a *Accounts) GetSettings(ctx context.Context, org string) (*account.Settin
 		return nil, err
 	}
 	return &it.Settings, nil
+}
+
+// SetTimeZone changes an organizer's time zone (one attribute of its
+// settings item, which it creates when the organizer has none).
+func (a *Accounts) SetTimeZone(ctx context.Context, org, zone string) error {
+	e := newExprs()
+	_, err := a.s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(a.s.table), Key: keyOf(dashOrgPK(org), skDashConfig),
+		UpdateExpression:         aws.String("SET " + e.n("time_zone") + " = " + e.s(zone) + ", " + e.n("organizer_id") + " = " + e.s(org)),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	})
+	if err != nil {
+		return fmt.Errorf("set the time zone of %s: %w", org, err)
+	}
+	return nil
 }

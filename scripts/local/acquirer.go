@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"tix/internal/app"
-	"tix/internal/auth"
 	"tix/internal/catalogimport"
 	"tix/internal/demo"
 	"tix/internal/payment"
@@ -103,7 +102,7 @@ func (s *simulator) stop(ctx context.Context) {
 func connectDemo(ctx context.Context, a *app.App, s *simulator) error {
 	password := getenv("TIX_SIM_TERMINAL_PASSWORD")
 	c := &tbank.Client{BaseURL: s.url, TerminalKey: demoTerminalKey, Password: password}
-	if _, err := c.CheckOrder(ctx, "tix-local-check-"+auth.RandomString("abcdefghijklmnopqrstuvwxyz0123456789", 12)); err != nil {
+	if err := payment.CheckTerminal(ctx, c); err != nil {
 		return fmt.Errorf("check the demo terminal at the simulator: %w", err)
 	}
 	now := time.Now().UTC()

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"strings"
 
 	"tix/internal/auth"
@@ -33,52 +33,27 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-// oneLine refuses text that could break a header or a line of the email.
-func oneLine(name, v string, max int) error {
-	if len(v) > max || strings.ContainsAny(v, "\r\n") {
-		return usagef("--%s: at most %d characters on one line", name, max)
-	}
-	return nil
-}
-
 func organizersSetIdentity(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("organizers set-identity", flag.ContinueOnError)
 	id := fs.String("id", "", "organizer id")
-	sender := fs.String("sender-name", "", "the From display name of the organizer's emails (\"\" = its name)")
-	replyTo := fs.String("reply-to", "", "reply-to address (\"\" removes it)")
-	support := fs.String("support", "", "support contact shown in the emails: an address, phone or URL")
-	logo := fs.String("logo-url", "", "https URL of the logo shown in the emails")
-	lang := fs.String("language", "", "default language of the emails: ru or en")
+	fs.String("sender-name", "", "the From display name of the organizer's emails (\"\" = its name)")
+	fs.String("reply-to", "", "reply-to address (\"\" removes it)")
+	fs.String("support", "", "support contact shown in the emails: an address, phone or URL")
+	fs.String("logo-url", "", "https URL of the logo shown in the emails")
+	fs.String("language", "", "default language of the emails: ru or en")
 	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
 	fields := map[string]string{}
 	var bad error
 	fs.Visit(func(f *flag.Flag) {
-		v := f.Value.String()
-		switch f.Name {
-		case "sender-name":
-			if err := emailjobs.ValidSenderName(v); err != nil {
-				bad = firstErr(bad, usagef("--sender-name: %v", err))
-			}
-			fields["sender_name"] = *sender
-		case "reply-to":
-			if v != "" && !emailjobs.ValidAddress(v) {
-				bad = firstErr(bad, usagef("--reply-to must be one plain address, like help@example.com"))
-			}
-			fields["reply_to"] = *replyTo
-		case "support":
-			fields["support"], bad = *support, firstErr(bad, oneLine(f.Name, v, 200))
-		case "logo-url":
-			if u, err := url.Parse(v); v != "" && (err != nil || u.Scheme != "https" || u.Host == "" || len(v) > 500) {
-				bad = firstErr(bad, usagef("--logo-url must be an https URL of at most 500 characters"))
-			}
-			fields["logo_url"] = *logo
-		case "language":
-			if v != "ru" && v != "en" {
-				bad = firstErr(bad, usagef("--language must be ru or en"))
-			}
-			fields["language"] = *lang
+		if f.Name == "id" {
+			return
+		}
+		field := strings.ReplaceAll(f.Name, "-", "_")
+		fields[field] = f.Value.String()
+		if err := emailjobs.CheckIdentityField(field, f.Value.String()); err != nil {
+			bad = firstErr(bad, usagef("--%s: %s", f.Name, invalidText(err)))
 		}
 	})
 	if bad != nil {
@@ -110,13 +85,8 @@ func organizersSetContacts(ctx context.Context, a *app, args []string) error {
 	if err := parseNamed(fs, args, "id"); err != nil {
 		return err
 	}
-	if len(emails) == 0 || len(emails) > 5 {
-		return usagef("give 1 to 5 --email addresses")
-	}
-	for _, e := range emails {
-		if !emailjobs.ValidAddress(e) {
-			return usagef("--email %q is not one plain address", e)
-		}
+	if err := emailjobs.CheckContacts(emails); err != nil {
+		return usagef("--email: %s", invalidText(err))
 	}
 	st, err := a.store(ctx)
 	if err != nil {
@@ -220,4 +190,13 @@ func (a *app) alertRevoked(ctx context.Context, st *store.Store, k *auth.Key) {
 	if n > 0 && !a.json {
 		fmt.Fprintf(a.stderr, "The owner's %d contact(s) will be told by email.\n", n)
 	}
+}
+
+// invalidText is an invalid_request's message without its code.
+func invalidText(err error) string {
+	var te *ticketing.Error
+	if errors.As(err, &te) {
+		return te.Message
+	}
+	return err.Error()
 }

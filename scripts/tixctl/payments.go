@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"tix/internal/auth"
 	"tix/internal/payment"
 	"tix/internal/payment/tbank"
 	"tix/internal/store"
@@ -25,12 +24,12 @@ import (
 
 // Receipt settings T-Bank's Receipt object accepts.
 var (
-	taxations = []string{"osn", "usn_income", "usn_income_outcome", "esn", "patent"}
-	vatRates  = []string{"none", "vat0", "vat5", "vat7", "vat10", "vat20", "vat22"}
+	taxations = payment.Taxations
+	vatRates  = payment.VATRates
 )
 
 // maxPassword caps what is read as a terminal password.
-const maxPassword = 4096
+const maxPassword = payment.MaxTerminalPassword
 
 // accountView is a payment account as tixctl shows it: never the password,
 // sealed or not.
@@ -177,48 +176,43 @@ func organizersConnectTBank(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	acct, err := newAccount(ctx, st, f)
+	c, err := newConnection(ctx, st, f)
 	if err != nil {
 		return err
 	}
-	if err := checkTerminal(ctx, f.apiURL, f.terminalKey, password); err != nil {
-		return err
-	}
-	acct.CheckedAt = a.clock.Now().UTC()
-	acct.ConnectedAt = acct.CheckedAt
-	if acct.SealedPassword, err = box.Seal(password, payment.PasswordAAD(acct)); err != nil {
-		return fmt.Errorf("seal the terminal password: %w", err)
-	}
-	if err := st.Payments.PutPaymentAccount(ctx, *acct); err != nil {
-		return err
+	c.Password = password
+	terminals := &payment.Terminals{Accounts: st.Payments, Box: box, BaseURL: f.apiURL, Now: a.clock.Now}
+	acct, err := terminals.Connect(ctx, c)
+	if err != nil {
+		return checkFailure(err, f.apiURL, c.TerminalKey)
 	}
 	v := connectedView{accountView: *accountViewOf(acct), Verified: true}
 	return a.emit(v, func(w io.Writer) { v.print(w, "Connected") })
 }
 
-// newAccount is the account connect-tbank stores, its receipt settings from
-// the flags or else from the organizer's existing account. It fails before
-// any call to the bank when the organizer is unknown or the settings missing.
-func newAccount(ctx context.Context, st *store.Store, f connectFlags) (*ticketing.PaymentAccount, error) {
+// newConnection is the terminal connect-tbank connects, its receipt
+// settings from the flags or else from the organizer's existing account. It
+// fails before any call to the bank when the organizer is unknown or the
+// settings missing.
+func newConnection(ctx context.Context, st *store.Store, f connectFlags) (payment.Connection, error) {
+	c := payment.Connection{OrganizerID: f.id, TerminalKey: strings.TrimSpace(f.terminalKey), Taxation: f.taxation, VAT: f.vat}
 	if _, err := st.Organizers.GetOrganizer(ctx, f.id); err != nil {
-		return nil, err
+		return c, err
 	}
-	acct := &ticketing.PaymentAccount{OrganizerID: f.id, Acquirer: ticketing.AcquirerTBank,
-		TerminalKey: strings.TrimSpace(f.terminalKey), Taxation: f.taxation, VAT: f.vat}
 	old, err := st.Payments.GetPaymentAccount(ctx, f.id)
 	switch {
 	case ticketing.IsCode(err, ticketing.CodeNotFound):
 		if f.taxation == "" || f.vat == "" {
-			return nil, usagef("--taxation and --vat are required when an organizer connects its first terminal: " +
+			return c, usagef("--taxation and --vat are required when an organizer connects its first terminal: " +
 				"every payment and refund carries a fiscal receipt (54-FZ)")
 		}
 	case err != nil:
-		return nil, err
+		return c, err
 	default:
-		acct.Taxation = orDefault(f.taxation, old.Taxation)
-		acct.VAT = orDefault(f.vat, old.VAT)
+		c.Taxation = orDefault(f.taxation, old.Taxation)
+		c.VAT = orDefault(f.vat, old.VAT)
 	}
-	return acct, nil
+	return c, nil
 }
 
 // orDefault is v, or def when v is empty.
@@ -229,41 +223,26 @@ func orDefault(v, def string) string {
 	return def
 }
 
-// checkTerminal makes one real call with the credentials: CheckOrder of a
-// fresh order id, which the bank answers only for a known terminal and a
-// Token made with its password.
-func checkTerminal(ctx context.Context, apiURL, terminalKey, password string) error {
-	c := &tbank.Client{BaseURL: strings.TrimRight(apiURL, "/"), TerminalKey: terminalKey, Password: password}
-	_, err := c.CheckOrder(ctx, "tixctl-check-"+auth.RandomString("abcdefghijklmnopqrstuvwxyz0123456789", 16))
-	var refusal *tbank.Error
-	switch {
-	case err == nil:
-		return nil
-	case tbank.IsCode(err, tbank.CodeBadToken):
+// checkFailure says why the bank did not confirm the credentials (tixctl's
+// words: the flags to check); other errors pass as they are.
+func checkFailure(err error, apiURL, terminalKey string) error {
+	var ce *payment.CheckError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch ce.Kind {
+	case payment.RefusedPassword:
 		return fmt.Errorf("T-Bank at %s refused the credentials of terminal %s: wrong password (error %s: %s); "+
-			"nothing was stored: check the password in the terminal's settings", apiURL, terminalKey, tbank.CodeBadToken, refusalText(err))
-	case tbank.IsCode(err, tbank.CodeTerminalNotFound):
+			"nothing was stored: check the password in the terminal's settings", apiURL, terminalKey, ce.Code, ce.Reason)
+	case payment.RefusedTerminal:
 		return fmt.Errorf("T-Bank at %s does not know terminal %s (error %s: %s); nothing was stored: "+
-			"check --terminal-key, and --api-url", apiURL, terminalKey, tbank.CodeTerminalNotFound, refusalText(err))
-	case errors.As(err, &refusal):
+			"check --terminal-key, and --api-url", apiURL, terminalKey, ce.Code, ce.Reason)
+	case payment.RefusedOther:
 		return fmt.Errorf("T-Bank at %s refused the check call for terminal %s (error %s: %s); the credentials are not "+
-			"confirmed and nothing was stored", apiURL, terminalKey, refusal.Code, refusalText(err))
-	case tbank.IsTransport(err):
-		return fmt.Errorf("could not reach T-Bank at %s to check terminal %s (%v); nothing was stored", apiURL, terminalKey, err)
+			"confirmed and nothing was stored", apiURL, terminalKey, ce.Code, ce.Reason)
 	default:
-		return fmt.Errorf("check terminal %s at %s: %w; nothing was stored", terminalKey, apiURL, err)
+		return fmt.Errorf("could not reach T-Bank at %s to check terminal %s (%v); nothing was stored", apiURL, terminalKey, ce.Err)
 	}
-}
-
-func refusalText(err error) string {
-	var e *tbank.Error
-	if !errors.As(err, &e) {
-		return err.Error()
-	}
-	if e.Details != "" {
-		return e.Message + " " + e.Details
-	}
-	return e.Message
 }
 
 // paymentAccounts is the keyring's box (as the Lambdas have it: the webhook

@@ -4,8 +4,11 @@
 package dash
 
 import (
+	"net/http"
+
 	"tix/internal/app"
 	"tix/internal/dashboard"
+	"tix/internal/payment"
 	"tix/internal/ticketing"
 )
 
@@ -22,6 +25,9 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	d := &dashboard.Server{
 		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
 		Counter: a.Store.Keys, Passkeys: a.Store.Passkeys(), Clock: a.Webhooks.Clock, Settings: s,
+		Payments: a.Store.Payments, Identities: a.Store.Emails,
+		Terminals: &payment.Terminals{Accounts: a.Store.Payments, Box: a.Webhooks.Box, BaseURL: a.Config.Payments.TBankURL,
+			HTTP: &http.Client{Timeout: a.Config.Payments.TBankTimeout}, Now: a.Webhooks.Clock.Now},
 	}
 	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
 	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Search}

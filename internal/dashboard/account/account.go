@@ -52,10 +52,14 @@ const (
 	ReadAudit     Permission = "audit"       // the audit log
 	ManageOrders  Permission = "orders"      // refunds, resending tickets
 	ReadOrders    Permission = "orders:read" // orders, read only
+	// ManagePayments: connect the T-Bank terminal, receipt settings.
+	ManagePayments Permission = "payments"
+	// ManageSettings: email identity and contacts, language, time zone, test allow-list.
+	ManageSettings Permission = "settings"
 )
 
 var grants = map[Role][]Permission{
-	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders},
+	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders, ManagePayments, ManageSettings},
 	Developer: {SeeOverview, ManageAPI, ReadOrders},
 	Support:   {SeeOverview, ManageOrders, ReadOrders},
 	Viewer:    {SeeOverview, ReadOrders},
@@ -78,6 +82,9 @@ type User struct {
 	PasswordHash string     `json:"password_hash"` // argon2id, PHC string (password.go)
 	VerifiedAt   *time.Time `json:"verified_at"`   // nil until the link of the verification email is opened
 	CreatedAt    time.Time  `json:"created_at"`
+	// SessionEpoch counts the password's changes: a session started under
+	// an earlier epoch is over (SetPassword ends every session).
+	SessionEpoch int `json:"session_epoch,omitempty"`
 }
 
 // Member is a user's membership of one organizer.
@@ -96,6 +103,7 @@ type Session struct {
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
 	IP        string    `json:"ip"`
+	Epoch     int       `json:"epoch,omitempty"` // the user's SessionEpoch at sign-in
 }
 
 // Link purposes: what an emailed single-use link does.
@@ -174,6 +182,8 @@ type Store interface {
 	CreateUser(ctx context.Context, u User) error
 	GetUser(ctx context.Context, email string) (*User, error)
 	MarkVerified(ctx context.Context, email string, at time.Time) error
+	// SetPassword replaces the user's password hash and ends every session
+	// of the user (one write: the hash and SessionEpoch+1).
 	SetPassword(ctx context.Context, email, hash string) error
 
 	// AddMember adds m; ErrExists when the email is a member already.
@@ -199,6 +209,8 @@ type Store interface {
 	Entries(ctx context.Context, org string, limit int) ([]Entry, error)
 
 	GetSettings(ctx context.Context, org string) (*Settings, error)
+	// SetTimeZone changes an organizer's time zone (an IANA name the caller checked).
+	SetTimeZone(ctx context.Context, org, zone string) error
 }
 
 // NormalizeEmail is how addresses are compared and stored.
