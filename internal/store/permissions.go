@@ -95,7 +95,11 @@ var Permissions = map[string]Access{
 	// through the webhook service (create, verify, rotate, disable, enable,
 	// redeliver), account email jobs (PutItem); Query for memberships,
 	// members, the audit log, keys, endpoints and deliveries; sign-in
-	// attempts on rate-limit counters.
+	// attempts on rate-limit counters; the Payments page's terminal
+	// connection (a transaction: the organizer's verification, the payment
+	// account, the terminal's pointer put and the old one deleted) and
+	// receipt settings (UpdateItem); the Settings page's identity, contacts,
+	// test recipients and time zone (UpdateItem).
 	"dashboard": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, Keys: true},
 	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
