@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"tix/internal/config"
@@ -190,6 +191,48 @@ func TestPayments_TerminalOfAnotherOrganizer(t *testing.T) {
 		t.Errorf("B connects A's terminal: %d", p.status)
 	}
 	noTerminal(h, ob)
+}
+
+// Two organizers connecting one terminal at the same moment: exactly one
+// gets it (the store's conditional transaction), the other is refused and
+// stays unverified.
+func TestPayments_ConcurrentConnectsOneWinner(t *testing.T) {
+	h := bankHarness(t)
+	type owner struct {
+		c   *http.Client
+		org string
+	}
+	var owners []owner
+	for _, addr := range []string{"race-a@example.com", "race-b@example.com", "race-c@example.com"} {
+		c, o := h.owner(addr, addr)
+		owners = append(owners, owner{c, o})
+	}
+	statuses := make([]int, len(owners))
+	var wg sync.WaitGroup
+	for i, ow := range owners {
+		wg.Go(func() {
+			statuses[i] = h.post(ow.c, "/o/"+ow.org+"/test/payments/terminal", "terminal_key", terminalA, "password", terminalPW,
+				"taxation", "osn", "vat", "none").status
+		})
+	}
+	wg.Wait()
+	winners := 0
+	for i, st := range statuses {
+		switch st {
+		case http.StatusOK:
+			winners++
+			if a, err := h.a.Store.Payments.PaymentAccountByTerminal(h.ctx, ticketing.AcquirerTBank, terminalA); err != nil || a.OrganizerID != owners[i].org {
+				t.Errorf("the terminal's account %+v, %v: want the winner %s's", a, err, owners[i].org)
+			}
+		case http.StatusConflict:
+			noTerminal(h, owners[i].org)
+		default:
+			t.Errorf("connect %d: %d", i, st)
+		}
+	}
+	if winners != 1 {
+		t.Errorf("%d organizers connected the terminal (%v), want 1", winners, statuses)
+	}
 }
 
 // Only owners reach the Payments page: developer, support and viewer get
