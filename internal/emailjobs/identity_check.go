@@ -26,19 +26,19 @@ func CheckIdentityField(field, v string) error {
 		}
 	case "reply_to":
 		if v != "" && !ValidAddress(v) {
-			return ticketing.Invalid(field, "reply_to must be one plain address, like help@example.com")
+			return ticketing.Invalid(field, "give one plain address, like help@example.com")
 		}
 	case "support":
 		if len(v) > 200 || strings.ContainsAny(v, "\r\n") {
-			return ticketing.Invalid(field, "support: at most 200 characters on one line")
+			return ticketing.Invalid(field, "give at most 200 characters on one line")
 		}
 	case "logo_url":
 		if u, err := url.Parse(v); v != "" && (err != nil || u.Scheme != "https" || u.Host == "" || len(v) > 500) {
-			return ticketing.Invalid(field, "logo_url must be an https URL of at most 500 characters")
+			return ticketing.Invalid(field, "give an https URL of at most 500 characters")
 		}
 	case "language":
 		if !slices.Contains(Languages, v) {
-			return ticketing.Invalid(field, "language must be ru or en")
+			return ticketing.Invalid(field, "give ru or en")
 		}
 	default:
 		return ticketing.Invalid(field, "unknown identity field %q", field)

@@ -67,7 +67,8 @@ func identityFrom(org string, it map[string]types.AttributeValue) *emailjobs.Ide
 const testRecipientsAttr = "mail_test_recipients"
 
 // SetIdentity sets the named identity fields (keys of identityAttrs; "" removes
-// one) of an existing organizer and returns its identity after.
+// one) of an existing organizer and returns its identity after; a value
+// emailjobs.CheckIdentityField refuses is invalid_request naming its field.
 func (s *Emails) SetIdentity(ctx context.Context, org string, fields map[string]string) (*emailjobs.Identity, error) {
 	x := newExprs()
 	var set, remove []string
@@ -76,10 +77,8 @@ func (s *Emails) SetIdentity(ctx context.Context, org string, fields map[string]
 		if !ok {
 			return nil, fmt.Errorf("unknown identity field %q", k)
 		}
-		if k == "sender_name" {
-			if err := emailjobs.ValidSenderName(v); err != nil {
-				return nil, ticketing.Invalid("sender_name", "%s", err.Error())
-			}
+		if err := emailjobs.CheckIdentityField(k, v); err != nil {
+			return nil, err
 		}
 		if v == "" {
 			remove = append(remove, x.n(attr))
