@@ -26,12 +26,12 @@ func TestBrowser_PaymentsToLiveAndSettings(t *testing.T) {
 
 	run(t, b, "Payments page", chromedp.Click(`.main-nav a[href$="/payments"]`), chromedp.WaitVisible("#pay-key"))
 	checkPage(t, b, "payments")
-	connect := func(pw string) {
+	connect := func(pw, then string) {
 		run(t, b, "connect with "+pw, chromedp.SetValue("#pay-key", terminalA), chromedp.SendKeys("#pay-password", pw),
 			chromedp.SetValue("#pay-tax", "usn_income"), chromedp.SetValue("#pay-vat", "none"),
-			chromedp.Click(`form[action$="/payments/terminal"] button[type=submit]`), chromedp.WaitVisible("main .alert"))
+			chromedp.Click(`form[action$="/payments/terminal"] button[type=submit]`), chromedp.WaitVisible(then))
 	}
-	connect("not-the-password")
+	connect("not-the-password", "main .alert.error")
 	if got := text(t, b, "main .alert.error"); !strings.Contains(got, "204") {
 		t.Errorf("the refusal on the page: %q, want the bank's error 204", got)
 	}
@@ -39,7 +39,7 @@ func TestBrowser_PaymentsToLiveAndSettings(t *testing.T) {
 	if org(h, o).Verified {
 		t.Fatal("a refused terminal verified the organizer")
 	}
-	connect(terminalPW)
+	connect(terminalPW, "main dl.facts")
 	if got := text(t, b, "main dl.facts"); !strings.Contains(got, terminalA) {
 		t.Fatalf("the connected terminal on the page: %q", got)
 	}
