@@ -126,8 +126,8 @@ func TestSettings_LanguageAndTimeZone(t *testing.T) {
 	// A member who has not picked a language sees the organizer's; one who
 	// has keeps theirs.
 	v := h.member(o, "viewer-lang@example.com", account.Viewer)
-	if p := h.get(v, "/o/"+o+"/test/"); p.header.Get("Content-Language") != "en" || !strings.Contains(p.body, "+10") {
-		t.Errorf("overview: language %s, want en and Vladivostok's +10 time", p.header.Get("Content-Language"))
+	if p := h.get(v, "/o/"+o+"/test/"); p.header.Get("Content-Language") != "en" || !strings.Contains(p.body, "&#43;10") {
+		t.Errorf("overview: language %s, want en and Vladivostok's +10 time:\n%s", p.header.Get("Content-Language"), p.body)
 	}
 	if p := h.do(v, http.MethodGet, "/o/"+o+"/test/", nil, "Cookie", "lang=ru"); p.header.Get("Content-Language") != "ru" {
 		t.Errorf("a member's own language: %s", p.header.Get("Content-Language"))
