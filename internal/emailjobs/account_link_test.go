@@ -21,10 +21,13 @@ func TestAccountEmail_SentJobKeepsNoLink(t *testing.T) {
 	if !strings.Contains(m.Text, link) {
 		t.Fatalf("the email does not carry the link:\n%s", m.Text)
 	}
-	j, err := h.a.Store.Emails.GetJob(h.ctx, m.Headers["X-Tix-Job"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The consumer records the job as sent just after the provider accepted it.
+	var j *emailjobs.Job
+	h.waitFor("the job recorded as sent", func() bool {
+		var err error
+		j, err = h.a.Store.Emails.GetJob(h.ctx, m.Headers["X-Tix-Job"])
+		return err == nil && j.Status.Final()
+	})
 	if j.Status != emailjobs.StatusSent || j.Alert == nil || j.Alert.Cause != emailjobs.CauseAccountReset {
 		t.Fatalf("job %+v", j)
 	}
