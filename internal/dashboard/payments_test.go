@@ -161,7 +161,7 @@ func TestPayments_ConnectOpensLiveMode(t *testing.T) {
 	if a2, _ := h.a.Store.Payments.GetPaymentAccount(h.ctx, o); a2.Taxation != "patent" || a2.VAT != "vat22" || a2.TerminalKey != terminalB {
 		t.Errorf("after the receipt settings %+v", a2)
 	}
-	want := "payments.receipts,payments.connect,payments.connect_refused,key.create,payments.connect,payments.connect_refused,payments.connect_refused,account.signup"
+	want := "payments.receipts,payments.connect,payments.connect_refused,key.create,payments.connect,payments.connect_refused,payments.connect_refused,account.signin,account.signup"
 	if got := auditActions(h, o); got != want {
 		t.Errorf("audit log %s\nwant %s", got, want)
 	}

@@ -72,7 +72,7 @@ func TestSettings_EmailIdentity(t *testing.T) {
 	if id := identity(h, o); id.SenderName != "" || id.Support != "" || id.LogoURL != "" || id.ReplyTo != "help@acme.example" {
 		t.Errorf("after clearing %+v", id)
 	}
-	if got := auditActions(h, o); got != "settings.email,settings.email,account.signup" {
+	if got := auditActions(h, o); got != "settings.email,settings.email,account.signin,account.signup" {
 		t.Errorf("audit log %s", got)
 	}
 }
