@@ -75,18 +75,22 @@ func (s *Tickets) Admit(_ context.Context, t ticketing.Tenant, ci ticketing.Chec
 }
 
 // AdmitAll admits every check-in, or none.
-func (s *Tickets) AdmitAll(_ context.Context, t ticketing.Tenant, cis []ticketing.CheckIn, events []string) (bool, error) {
+func (s *Tickets) AdmitAll(_ context.Context, t ticketing.Tenant, cis []ticketing.CheckIn, events []string) (bool, []int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, ci := range cis {
+	var refused []int
+	for i, ci := range cis {
 		if !admissible(s.ticket(t.Environment, ci.TicketNumber), t, ci, events) {
-			return false, nil
+			refused = append(refused, i)
 		}
+	}
+	if len(refused) > 0 {
+		return false, refused, nil
 	}
 	for _, ci := range cis {
 		s.door[string(t.Environment)+"#"+ci.TicketNumber] = ticketDoor{checkIn: &ci}
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 // UndoCheckIn removes a check-in of t's.

@@ -136,23 +136,23 @@ func sAttr(item map[string]types.AttributeValue, name string) string {
 }
 
 // AdmitAll admits every check-in in one transaction, all or none.
-func (s *Tickets) AdmitAll(ctx context.Context, t ticketing.Tenant, cis []ticketing.CheckIn, events []string) (bool, error) {
+func (s *Tickets) AdmitAll(ctx context.Context, t ticketing.Tenant, cis []ticketing.CheckIn, events []string) (bool, []int, error) {
 	items := make([]types.TransactWriteItem, len(cis))
 	for i, ci := range cis {
 		u, err := s.admitUpdate(t, ci, events)
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		items[i] = types.TransactWriteItem{Update: u}
 	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if _, ok := failedItems(err); ok {
-		return false, nil // a condition failed, or another gate's scan raced it: ticket by ticket
+	if refused, ok := failedItems(err); ok {
+		return false, refused, nil // admitted or refunded before (refused), or another gate's scan raced it
 	}
 	if err != nil {
-		return false, fmt.Errorf("check in an order's tickets: %w", err)
+		return false, nil, fmt.Errorf("check in an order's tickets: %w", err)
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 // UndoCheckIn removes check-in checkInID from a ticket of t's.

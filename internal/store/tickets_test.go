@@ -46,7 +46,9 @@ func newDoorStack(t *testing.T) *doorStack {
 	pay := payment.NewTest(payment.TestOptions{RefundSettleAfter: time.Minute})
 	settings := ticketing.DefaultSalesSettings
 	settings.TokenSecret = testenv.CursorSecret
-	sales := ticketing.NewSales(st.Sales(), &ticketing.SalesDeps{Clock: clk, Settings: settings,
+	stores := st.Sales()
+	stores.Tickets = st.Tickets() // as app.EnableDoor wires it
+	sales := ticketing.NewSales(stores, &ticketing.SalesDeps{Clock: clk, Settings: settings,
 		Payments: func(context.Context, string, ticketing.Environment) (ticketing.PaymentProvider, error) {
 			return pay, nil
 		}})

@@ -217,33 +217,53 @@ func validTicketNumber(n string) bool {
 	return ok && len(rest) == 6 && !strings.ContainsFunc(rest, func(r rune) bool { return !strings.ContainsRune(ticketAlphabet, r) })
 }
 
-// admitOrder admits every ticket of an order: all at once in one
-// transaction, else (one was admitted or refunded before) ticket by ticket.
+// admitOrder admits every ticket of an order that can be: those in one
+// transaction (all or none), again without the ones a condition refused
+// (admitted or refunded before), so that two gates scanning one order's code
+// at once cannot each admit a part: one admits the rest, the other none.
 func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number string, tickets []string) (*ScanResult, error) {
 	if len(tickets) == 0 {
 		return &ScanResult{Result: ResultInvalid, TicketNumber: number}, nil
 	}
-	cis := make([]CheckIn, len(tickets))
+	res := &ScanResult{TicketNumber: number, Tickets: make([]ScanResult, len(tickets))}
+	pending := make([]CheckIn, len(tickets))
+	at := make([]int, len(tickets)) // pending[i] answers res.Tickets[at[i]]
 	for i, n := range tickets {
-		cis[i] = s.checkIn(sc, n)
+		pending[i], at[i] = s.checkIn(sc, n), i
 	}
-	ok, err := s.Store.AdmitAll(ctx, t, cis, sc.events())
-	if err != nil {
-		return nil, err
-	}
-	res := &ScanResult{TicketNumber: number}
-	for _, ci := range cis {
-		var one *ScanResult
+	for attempt := 0; len(pending) > 0 && attempt < 8; attempt++ {
+		ok, refused, err := s.Store.AdmitAll(ctx, t, pending, sc.events())
+		if err != nil {
+			return nil, err
+		}
 		if ok {
-			one = &ScanResult{Result: ResultAdmitted, TicketNumber: ci.TicketNumber, CheckIn: &ci}
-		} else {
-			st, err := s.Store.Admit(ctx, t, ci, sc.events())
+			for i := range pending {
+				res.Tickets[at[i]] = ScanResult{Result: ResultAdmitted, TicketNumber: pending[i].TicketNumber, CheckIn: &pending[i]}
+			}
+			pending = nil
+			break
+		}
+		var keep []CheckIn
+		var keepAt []int
+		for i, ci := range pending {
+			if !slices.Contains(refused, i) {
+				keep, keepAt = append(keep, ci), append(keepAt, at[i])
+				continue
+			}
+			st, err := s.Store.Admit(ctx, t, ci, sc.events()) // refused: this write fails too, and says why
 			if err != nil {
 				return nil, err
 			}
-			one = s.classify(sc, t, st)
+			res.Tickets[at[i]] = *s.classify(sc, t, st)
 		}
-		res.Tickets = append(res.Tickets, *one)
+		pending, at = keep, keepAt
+	}
+	for i, ci := range pending { // raced eight times: ticket by ticket
+		st, err := s.Store.Admit(ctx, t, ci, sc.events())
+		if err != nil {
+			return nil, err
+		}
+		res.Tickets[at[i]] = *s.classify(sc, t, st)
 	}
 	res.Result = res.Tickets[0].Result
 	for _, one := range res.Tickets {

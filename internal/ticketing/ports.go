@@ -229,8 +229,9 @@ type TicketStore interface {
 	// when this write admitted it; Found false when there is no such ticket).
 	Admit(ctx context.Context, t Tenant, ci CheckIn, events []string) (TicketState, error)
 	// AdmitAll admits every check-in of cis in one transaction, all or
-	// none; false when a condition failed (nothing was written).
-	AdmitAll(ctx context.Context, t Tenant, cis []CheckIn, events []string) (bool, error)
+	// none. When it admits none, refused are the indexes of the check-ins
+	// whose condition failed (none: another transaction raced it).
+	AdmitAll(ctx context.Context, t Tenant, cis []CheckIn, events []string) (admitted bool, refused []int, err error)
 	// UndoCheckIn removes the check-in checkInID from the ticket number, if
 	// it is still there and t's; ErrNotFound otherwise.
 	UndoCheckIn(ctx context.Context, t Tenant, number, checkInID string) (*CheckIn, error)
