@@ -127,7 +127,7 @@ func doorKey(r KeyRequest, scopes []string) error {
 	}
 	for _, e := range r.Events {
 		if !strings.HasPrefix(e, "evt_") || len(e) > 100 || strings.ContainsFunc(e, func(c rune) bool { return c <= ' ' || c == ',' || c > '~' }) {
-			return fmt.Errorf("event id %q must look like evt_...", e)
+			return fmt.Errorf("event id %q must look like evt_ followed by its id", e)
 		}
 	}
 	return nil

@@ -226,7 +226,7 @@ func scanAll(base, secret string, codes []string, scanners int) (*pass, error) {
 				}
 				if err == nil {
 					err = json.NewDecoder(resp.Body).Decode(&out)
-					resp.Body.Close()
+					_ = resp.Body.Close()
 					if resp.StatusCode != http.StatusOK {
 						err = fmt.Errorf("status %d", resp.StatusCode)
 					}
