@@ -101,7 +101,7 @@ type Function struct {
 // /v1 prefix, then the dashboard's routes.
 const DashboardPath = "/v1/dashboard"
 
-// Functions are the seven Lambdas, with the memory and timeout each gets.
+// Functions are the eight Lambdas, with the memory and timeout each gets.
 var Functions = []Function{
 	// Seating maps render up to ~2 MB of JSON: Lambda's CPU grows with memory,
 	// so 512 MB encodes a big map about twice as fast as 256 MB would, and holds
@@ -120,6 +120,9 @@ var Functions = []Function{
 	// API Gateway's 30 s. The notifications route is served here too.
 	{Name: "orders", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}, Acquirer: true},
 	{Name: "webhooks", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
+	// The door: a check-in is one conditional write, its code verified in
+	// memory; 256 MB, 10 s. It sends no message.
+	{Name: "checkins", Memory: 256, Timeout: 10 * time.Second},
 	// The organizer dashboard's pages: small, but a sign-in hashes a
 	// password with argon2id (19 MiB, about 30 ms at 256 MB), and the Test
 	// and Verify buttons POST to the receiver within TIX_WEBHOOK_TIMEOUT
@@ -171,8 +174,13 @@ var Routes = map[string]string{
 	"ANY /webhook-endpoints":           "webhooks",
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
-	"ANY /dashboard":                   "dashboard",
-	"ANY /dashboard/{proxy+}":          "dashboard",
+	"ANY /ticket-keys":                 "checkins",
+	"ANY /check-ins":                   "checkins",
+	"ANY /check-ins/{proxy+}":          "checkins",
+	// Below /events, but the door's: a {param} route wins over a greedy one.
+	"ANY /events/{id}/check-in-stats": "checkins",
+	"ANY /dashboard":                  "dashboard",
+	"ANY /dashboard/{proxy+}":         "dashboard",
 }
 
 // NotificationRoutePath is where T-Bank posts payment notifications, below

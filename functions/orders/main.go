@@ -16,5 +16,6 @@ func main() { lambda.Start(handler(app.FromEnv())) }
 
 // handler is the Lambda entry point over the orders group of the HTTP API.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	app.EnableDoor(a) // GET /orders/{id}/tickets shows signed codes
 	return httpadapter.NewV2(a.Server.Handler(api.GroupOrders)).ProxyWithContext
 }

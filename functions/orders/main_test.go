@@ -19,6 +19,9 @@ func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
 	env.EnableEmail() // as deployed with a sender: secret keys' client IPs are recorded
 	env.Record()
 	lambdaenv.RunAPIEvents(t, handler(env.App), "orders-", env.Vars)
+	if env.App.Sales.Orders.Door == nil || env.App.Server.TicketKeys == nil {
+		t.Fatal("the orders function refunds and shows tickets without the door (app.EnableDoor): admitted tickets would be refundable")
+	}
 	calls := env.CheckAccess(t, "orders")                    // what its IAM role allows on AWS
 	lambdaenv.CheckNoKeyItemWrites(t, calls)                 // authenticating reads the key, never writes it
 	lambdaenv.CheckCalled(t, calls, "dynamodb:BatchGetItem") // the refused tiers' shards were read

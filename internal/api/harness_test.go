@@ -18,10 +18,12 @@ import (
 	"tix/internal/apidocs"
 	"tix/internal/auth"
 	"tix/internal/clock"
+	"tix/internal/config"
 	"tix/internal/payment"
 	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
+	"tix/internal/webhook"
 )
 
 // harness is the real router and middleware over a fresh DynamoDB Local table;
@@ -91,6 +93,11 @@ func newHarness(t *testing.T) *harness {
 			return nil, errors.New("no live provider in tests")
 		},
 	})
+	box, err := webhook.NewAESBox(config.LocalKeyring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticketKeys := &ticketing.TicketKeys{Store: st.TicketKeys(), Box: box, Clock: clk}
 	srv := &api.Server{
 		Keys: st.Keys, Health: st, Clock: clk,
 		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: clk},
@@ -98,6 +105,8 @@ func newHarness(t *testing.T) *harness {
 		Limits:  api.DefaultLimits,
 		Docs:    apidocs.Redoc(),
 	}
+	srv.EnableDoor(ticketKeys, &ticketing.CheckIns{Store: st.Tickets(), Keys: ticketKeys, Catalog: st.Catalog, Clock: clk})
+	sales.Orders.Door = st.Tickets()
 	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t),
 		sales: sales, timers: timers, pay: pay, payDown: payDown}
 }

@@ -34,10 +34,11 @@ const (
 	GroupHolds    Group = "holds"
 	GroupOrders   Group = "orders"
 	GroupWebhooks Group = "webhooks"
+	GroupCheckins Group = "checkins"
 )
 
 // AllGroups is every group (the local runner serves them all).
-var AllGroups = []Group{GroupCatalog, GroupHolds, GroupOrders, GroupWebhooks}
+var AllGroups = []Group{GroupCatalog, GroupHolds, GroupOrders, GroupWebhooks, GroupCheckins}
 
 // KeyStore finds a key by the hash of its secret (auth.ErrUnknownKey when none
 // has it) and counts an authenticated request on a rate-limit counter item:
@@ -140,6 +141,12 @@ type Server struct {
 	// Edge is the CloudFront distribution in front of the API, if any
 	// (edge.go): whose client address to believe.
 	Edge Edge
+	// TicketKeys signs the tickets' codes (nil: tickets carry the unsigned
+	// v1 payload) and CheckIns admits them; EnableDoor sets both and serves
+	// the door's routes.
+	TicketKeys TicketKeys
+	CheckIns   CheckIns
+	doorRoutes []*route
 
 	keys  keyCache
 	spent spentCounters
@@ -183,7 +190,7 @@ type route struct {
 }
 
 func (s *Server) routes() []*route {
-	return []*route{
+	return append([]*route{
 		{method: "GET", pattern: "/health", group: GroupCatalog, public: true, handle: s.health},
 		{method: "GET", pattern: "/openapi.json", group: GroupCatalog, public: true, handle: s.openAPI},
 		{method: "GET", pattern: "/docs", group: GroupCatalog, public: true, handle: s.docs},
@@ -220,7 +227,7 @@ func (s *Server) routes() []*route {
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
 		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
 		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},
-	}
+	}, s.doorRoutes...)
 }
 
 // RouteKeys lists the routes of the given groups (all of them when none is

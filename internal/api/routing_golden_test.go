@@ -39,6 +39,8 @@ var (
 	responseTime = regexp.MustCompile(`"response_time_ms":[0-9]+`)
 	// Keys are made with random ids and secrets.
 	keyIDs = regexp.MustCompile(`"key_id":"key_[A-Za-z0-9]+","last4":"[^"]*"`)
+	// A ticket signing key is made at random on first need.
+	ticketKeyIDs = regexp.MustCompile(`"kid":"tk_[0-9a-f]+","x":"[^"]*"`)
 )
 
 // routeSamplePath fills a route's {name} segments with sample values no
@@ -146,6 +148,7 @@ func describeResponse(res *http.Response) string {
 	}
 	text := responseTime.ReplaceAllString(requestIDs.ReplaceAllString(string(body), "req_*"), `"response_time_ms":*`)
 	text = keyIDs.ReplaceAllString(text, `"key_id":"key_*","last4":"*"`)
+	text = ticketKeyIDs.ReplaceAllString(text, `"kid":"tk_*","x":"*"`)
 	if len(text) > 600 {
 		sum := sha256.Sum256(body)
 		text = fmt.Sprintf("(%d bytes, sha256 %s)", len(body), hex.EncodeToString(sum[:8]))

@@ -357,10 +357,20 @@ type ticketSeatJSON struct {
 	SeatCode *string `json:"seat_code"`
 }
 
+// renderTicketSeat is a ticket's seat on the wire (nil: general admission).
+func renderTicketSeat(st *ticketing.SeatRef) *ticketSeatJSON {
+	if st == nil {
+		return nil
+	}
+	code := st.SeatID
+	return &ticketSeatJSON{Label: st.Label, ZoneName: st.ZoneName, Row: st.Row, Number: st.Number, SeatCode: &code}
+}
+
 type issuedTicketJSON struct {
 	TicketNumber string          `json:"ticket_number"`
 	Status       string          `json:"status"`
 	Seat         *ticketSeatJSON `json:"seat"`
+	QRPayload    string          `json:"qr_payload"` // the ticket's own signed code (docs/door.md)
 }
 
 type orderTicketsJSON struct {
@@ -378,20 +388,28 @@ func (s *Server) getTickets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	qr := o.TicketQR()
+	qr, codes, err := s.ticketCodes(r.Context(), o)
+	if err != nil {
+		return err
+	}
 	out := orderTicketsJSON{OrderID: o.ID, Status: string(o.Status), EventID: strPtr(o.EventID), Quantity: o.Quantity,
 		TicketNumber: strPtr(o.TicketNumber), QRPayload: &qr, Tickets: []issuedTicketJSON{}}
 	for _, t := range o.Tickets {
-		it := issuedTicketJSON{TicketNumber: t.Number, Status: t.Status}
-		if st := t.Seat; st != nil {
-			code := st.SeatID
-			it.Seat = &ticketSeatJSON{Label: st.Label, ZoneName: st.ZoneName, Row: st.Row, Number: st.Number, SeatCode: &code}
-		}
+		it := issuedTicketJSON{TicketNumber: t.Number, Status: t.Status, Seat: renderTicketSeat(t.Seat), QRPayload: codes[t.Number]}
 		out.Tickets = append(out.Tickets, it)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// ticketCodes are the order's signed codes: the order's and each ticket's.
+func (s *Server) ticketCodes(ctx context.Context, o *ticketing.Order) (string, map[string]string, error) {
+	if s.TicketKeys == nil {
+		order, codes := o.UnsignedCodes()
+		return order, codes, nil
+	}
+	return s.TicketKeys.TicketCodes(ctx, o)
 }
 
 type refundJSON struct {

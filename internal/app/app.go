@@ -45,6 +45,9 @@ type App struct {
 	Email *emailjobs.Service
 	// Leaks applies secret scanning reports (POST /v1/secret-scanning/github).
 	Leaks *secretscan.Service
+	// TicketKeys signs the tickets' codes; CheckIns admits them at the door (docs/door.md).
+	TicketKeys *ticketing.TicketKeys
+	CheckIns   *ticketing.CheckIns
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -101,6 +104,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		return sales.Payments.PaymentNotified(ctx, u)
 	}
 	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
+
 	if cfg.Mail.Sender != "none" {
 		// Jobs are written here; only the deliver function sends them
 		// (internal/app/sending gives it the sender and the renderer).
@@ -120,6 +124,23 @@ func EnableSecretScanning(a *App) {
 		a.Leaks.Alerts = a.Email
 	}
 	a.Server.SecretScanning = a.Leaks
+}
+
+// EnableDoor wires the door (docs/door.md): the organizers' ticket signing
+// keys (sealed with the webhook keyring), the signed codes of GET
+// /orders/{id}/tickets and of the ticket emails, and check-ins. The functions
+// that sign or admit tickets call it (orders, checkins, deliver through
+// internal/app/sending, the local runner), so the others do not link it: the
+// catalog function's bootstrap has no room for it.
+func EnableDoor(a *App) {
+	c := a.Sales.Deps.Clock
+	a.TicketKeys = &ticketing.TicketKeys{Store: a.Store.TicketKeys(), Box: a.Webhooks.Box, Clock: c, Overlap: a.Config.TicketKeyOverlap}
+	a.CheckIns = &ticketing.CheckIns{Store: a.Store.Tickets(), Keys: a.TicketKeys, Catalog: a.Store.Catalog, Clock: c}
+	a.Server.EnableDoor(a.TicketKeys, a.CheckIns)
+	a.Sales.Orders.Door = a.Store.Tickets() // admitted tickets are used; a refund locks the tickets
+	if a.Email != nil {
+		a.Email.Codes = a.TicketKeys
+	}
 }
 
 // NewWebhooks builds the webhook service of the configuration.

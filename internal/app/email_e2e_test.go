@@ -18,6 +18,7 @@ import (
 	"tix/internal/emailsend/emailtest"
 	"tix/internal/queue"
 	"tix/internal/testenv"
+	"tix/internal/ticketcode"
 	"tix/internal/ticketing"
 )
 
@@ -141,8 +142,15 @@ func TestEmail_PaidOrderTicketsArriveInTheInbox(t *testing.T) {
 	if len(p.Inline) != len(paid.Tickets) {
 		t.Fatalf("%d QR images for %d tickets", len(p.Inline), len(paid.Tickets))
 	}
+	keys, err := a.TicketKeys.KeySet(ctx, mailTenant)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, img := range p.Inline {
 		got, err := emailtest.DecodeQR(img.Data)
+		if c, verr := ticketcode.Verify(got, *keys, a.Sales.Deps.Clock.Now()); verr != nil || c.TicketNumber != paid.Tickets[i].Number {
+			t.Errorf("QR %d is not the ticket's signed code (%v): %q", i, verr, got)
+		}
 		var code struct {
 			TicketNumber string `json:"ticket_number"`
 			OrderID      string `json:"order_id"`

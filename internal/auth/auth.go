@@ -40,14 +40,22 @@ const (
 	ScopeOrdersRead       = "orders:read"
 	ScopeOrdersRefund     = "orders:refund"
 	ScopeWebhooksManage   = "webhooks:manage"
+	// ScopeCheckinsWrite admits tickets at the door (POST /v1/check-ins);
+	// ScopeCheckinsUndo undoes a scan, a supervisor's action (docs/door.md).
+	ScopeCheckinsWrite = "checkins:write"
+	ScopeCheckinsUndo  = "checkins:undo"
 )
 
 // AllScopes lists every scope, the default set of a secret key.
 var AllScopes = []string{
 	ScopeEventsRead, ScopeSeatingRead, ScopeAvailabilityRead, ScopeHoldsWrite,
 	ScopeOrdersWrite, ScopeOrdersList, ScopeOrdersStatus, ScopeOrdersRead,
-	ScopeOrdersRefund, ScopeWebhooksManage,
+	ScopeOrdersRefund, ScopeWebhooksManage, ScopeCheckinsWrite, ScopeCheckinsUndo,
 }
+
+// DoorScopes are the scopes a key bound to events (Key.Events) may hold:
+// nothing that reads buyer data.
+var DoorScopes = []string{ScopeCheckinsWrite, ScopeCheckinsUndo}
 
 // PublishableScopes is the default set of a publishable key: what a storefront in a
 // browser needs to browse, hold seats, create an order and poll it. It can never
@@ -59,7 +67,7 @@ var PublishableScopes = []string{
 }
 
 // secretOnlyScopes cannot be granted to a publishable key.
-var secretOnlyScopes = []string{ScopeOrdersList, ScopeOrdersRead, ScopeOrdersRefund, ScopeWebhooksManage}
+var secretOnlyScopes = []string{ScopeOrdersList, ScopeOrdersRead, ScopeOrdersRefund, ScopeWebhooksManage, ScopeCheckinsWrite, ScopeCheckinsUndo}
 
 // DefaultScopes returns the documented default scope set of a key type.
 func DefaultScopes(t KeyType) []string {
@@ -92,6 +100,9 @@ type Key struct {
 	// RateLimits are the operator's budgets for this key (tixctl keys
 	// set-budget); nil, or a zero field, takes the service's default.
 	RateLimits *RateLimits `json:"rate_limits"`
+	// Events binds a door key (check-in scopes only) to these events: it
+	// admits no ticket of another (docs/door.md). Empty: every event.
+	Events []string `json:"events,omitempty"`
 }
 
 // RateLimits are an operator's budgets for one key, in requests per rate-limit

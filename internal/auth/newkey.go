@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"tix/internal/ticketing"
@@ -19,6 +21,7 @@ type KeyRequest struct {
 	Origins     []string // publishable keys: at least one browser origin
 	IPs         []string // secret keys: an optional allow-list of addresses or CIDRs
 	ExpiresAt   *time.Time
+	Events      []string // door keys: the events it may check in (DoorScopes only)
 }
 
 // maxKeyName bounds a key's label.
@@ -79,6 +82,12 @@ func NewKey(r KeyRequest, now time.Time) (Key, string, string, error) {
 			k.AllowedIPs = append(k.AllowedIPs, p.String())
 		}
 	}
+	if len(r.Events) > 0 {
+		if err := doorKey(r, k.Scopes); err != nil {
+			return bad("events", "%v", err)
+		}
+		k.Events = compactCopy(r.Events)
+	}
 	k.AllowedOrigins, k.AllowedIPs = compactCopy(k.AllowedOrigins), compactCopy(k.AllowedIPs)
 	secret := NewSecret(r.Type, r.Environment)
 	k.Last4 = secret[len(secret)-4:]
@@ -94,4 +103,32 @@ func compactCopy(list []string) []string {
 		}
 	}
 	return out
+}
+
+// maxKeyEvents bounds the events a door key is bound to.
+const maxKeyEvents = 50
+
+// doorKey checks a key bound to events: a secret key holding check-in
+// scopes only (it reads no buyer data), and plausible event ids.
+func doorKey(r KeyRequest, scopes []string) error {
+	if r.Type != Secret {
+		return fmt.Errorf("only a secret key can be bound to events")
+	}
+	if len(r.Scopes) == 0 {
+		return fmt.Errorf("a key bound to events needs --scopes of its own: %s", strings.Join(DoorScopes, " and/or "))
+	}
+	for _, s := range scopes {
+		if !slices.Contains(DoorScopes, s) {
+			return fmt.Errorf("a key bound to events holds check-in scopes only (%s), not %s", strings.Join(DoorScopes, ", "), s)
+		}
+	}
+	if len(r.Events) > maxKeyEvents {
+		return fmt.Errorf("a key is bound to at most %d events", maxKeyEvents)
+	}
+	for _, e := range r.Events {
+		if !strings.HasPrefix(e, "evt_") || len(e) > 100 || strings.ContainsFunc(e, func(c rune) bool { return c <= ' ' || c == ',' || c > '~' }) {
+			return fmt.Errorf("event id %q must look like evt_ followed by its id", e)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -49,4 +50,31 @@ func ticketingErr(err error, target **ticketing.Error) bool {
 	e, ok := err.(*ticketing.Error)
 	*target = e
 	return ok
+}
+
+// A key bound to events is a door key: secret, check-in scopes only.
+func TestNewKey_EventsBindADoorKeyWithCheckInScopesOnly(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	door := auth.KeyRequest{OrganizerID: "org_a", Type: auth.Secret, Environment: ticketing.EnvLive,
+		Scopes: []string{auth.ScopeCheckinsWrite}, Events: []string{"evt_a", "evt_b", "evt_a"}}
+	k, _, _, err := auth.NewKey(door, now)
+	if err != nil || len(k.Events) != 2 || k.Events[1] != "evt_b" || len(k.Scopes) != 1 {
+		t.Fatalf("door key %+v %v", k, err)
+	}
+	for name, r := range map[string]auth.KeyRequest{
+		"default scopes":  {OrganizerID: "org_a", Type: auth.Secret, Environment: ticketing.EnvLive, Events: []string{"evt_a"}},
+		"buyer data":      {OrganizerID: "org_a", Type: auth.Secret, Environment: ticketing.EnvLive, Scopes: []string{auth.ScopeCheckinsWrite, auth.ScopeOrdersRead}, Events: []string{"evt_a"}},
+		"publishable":     {OrganizerID: "org_a", Type: auth.Publishable, Environment: ticketing.EnvLive, Origins: []string{"https://shop.example"}, Scopes: []string{auth.ScopeEventsRead}, Events: []string{"evt_a"}},
+		"not an event id": {OrganizerID: "org_a", Type: auth.Secret, Environment: ticketing.EnvLive, Scopes: []string{auth.ScopeCheckinsWrite}, Events: []string{"ord_a"}},
+	} {
+		_, _, _, err := auth.NewKey(r, now)
+		var e *ticketing.Error
+		if !errors.As(err, &e) || e.Param != "events" {
+			t.Errorf("%s: %v, want invalid events", name, err)
+		}
+	}
+	if _, _, _, err := auth.NewKey(auth.KeyRequest{OrganizerID: "org_a", Type: auth.Publishable, Environment: ticketing.EnvLive,
+		Origins: []string{"https://shop.example"}, Scopes: []string{auth.ScopeCheckinsWrite}}, now); err == nil {
+		t.Error("a publishable key with checkins:write")
+	}
 }

@@ -33,6 +33,7 @@ type Config struct {
 	KeyMissTTL       time.Duration // TIX_KEY_MISS_TTL
 	HealthCacheTTL   time.Duration // TIX_HEALTH_CACHE_TTL
 	CatalogCacheTTL  time.Duration // TIX_CATALOG_CACHE_TTL
+	TicketKeyOverlap time.Duration // TIX_TICKET_KEY_OVERLAP
 	HoldTTL          time.Duration // TIX_HOLD_TTL
 	TestOrderTTL     time.Duration // TIX_TEST_ORDER_TTL
 	LiveOrderTTL     time.Duration // TIX_LIVE_ORDER_TTL
@@ -119,6 +120,7 @@ var Vars = []Var{
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
 	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
+	{"TIX_TICKET_KEY_OVERLAP", "720h", "how long a rotated-out ticket signing key still verifies the codes it signed (tixctl ticket-keys rotate; docs/door.md)"},
 	{"TIX_REFUND_SETTLE_DELAY", "30s", "how long the test SBP provider takes to return a refund's money"},
 	{"TIX_HOLD_IP_RATE", "20", "seat-hold requests per client IP per minute with a publishable key"},
 	{"TIX_HOLD_IP_MAX_HOLDS", "3", "concurrent active seat holds per client IP with a publishable key"},
@@ -189,6 +191,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.OrderIPPending, c.OrderIPUnits = r.posInt("TIX_ORDER_IP_MAX_PENDING"), r.posInt("TIX_ORDER_IP_MAX_UNITS")
 	c.PreviewIPRate = r.posInt("TIX_PREVIEW_IP_RATE")
 	c.CatalogCacheTTL = r.nonNegDur("TIX_CATALOG_CACHE_TTL")
+	c.TicketKeyOverlap = r.dur("TIX_TICKET_KEY_OVERLAP")
 	c.IPReads, c.IPWrites = r.posInt("TIX_RATE_IP_READS"), r.posInt("TIX_RATE_IP_WRITES")
 	c.PKReads, c.PKWrites = r.posInt("TIX_RATE_PK_READS"), r.posInt("TIX_RATE_PK_WRITES")
 	c.PollReads = r.posInt("TIX_RATE_POLL_READS")

@@ -148,9 +148,13 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 		}
 	}
 	test := o.Environment != ticketing.EnvLive
+	codes, err := s.ticketCodes(ctx, o)
+	if err != nil {
+		return emailsend.Message{}, err
+	}
 	var tickets []TicketInfo
 	for _, t := range o.Tickets {
-		ti := TicketInfo{Number: t.Number, QRPayload: o.TicketQRFor(t.Number), SeatRef: t.Seat}
+		ti := TicketInfo{Number: t.Number, QRPayload: codes[t.Number], SeatRef: t.Seat}
 		if t.Seat != nil {
 			ti.Seat = t.Seat.Label
 		}
@@ -166,6 +170,16 @@ func (s *Service) renderOrder(ctx context.Context, j *Job, id *Identity, o *tick
 	}
 	return s.Renderer.Tickets(TicketsData{To: to, Lang: id.Lang(), Organizer: *id, Event: ev, OrderID: o.ID,
 		Total: o.TotalPrice, Currency: o.Currency, Tickets: tickets, Resend: j.Kind == KindResend, Test: test})
+}
+
+// ticketCodes are the signed codes of the order's tickets.
+func (s *Service) ticketCodes(ctx context.Context, o *ticketing.Order) (map[string]string, error) {
+	if s.Codes == nil {
+		_, codes := o.UnsignedCodes()
+		return codes, nil
+	}
+	_, codes, err := s.Codes.TicketCodes(ctx, o)
+	return codes, err
 }
 
 // Resend writes a job that sends a paid order's tickets again to its

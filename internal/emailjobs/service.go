@@ -54,8 +54,17 @@ type Service struct {
 	Queue    Queue       // nil: jobs are sent by the sweep (tixctl)
 	Sender   Sender
 	Renderer Renderer
+	// Codes signs the tickets' codes the email shows (nil: the unsigned v1
+	// payload, for tests of the pipeline alone).
+	Codes    TicketCoder
 	Clock    clock.Clock
 	Settings Settings
+}
+
+// TicketCoder signs a paid order's codes: the order's and one per ticket
+// (ticketing.TicketKeys).
+type TicketCoder interface {
+	TicketCodes(ctx context.Context, o *ticketing.Order) (string, map[string]string, error)
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }

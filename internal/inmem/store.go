@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"tix/internal/ticketcode"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
@@ -30,6 +31,8 @@ type Store struct {
 	Due         *Due
 	Outbox      *Outbox
 	Strays      *Strays
+	Tickets     *Tickets
+	TicketKeys  *TicketKeys
 }
 
 // The store types, one per port, each over the shared state.
@@ -63,6 +66,8 @@ type state struct {
 	outbox     map[string]ticketing.OrderEvent
 	due        map[string]ticketing.Timer
 	strays     map[string]ticketing.StrayPayment
+	door       map[string]ticketDoor // environment#number -> check-in and refund lock
+	ticketKeys map[ticketing.Tenant]ticketcode.KeySet
 }
 
 // New returns an empty store.
@@ -73,15 +78,16 @@ func New() *Store {
 		holds: map[string]ticketing.Hold{}, seats: map[seatKey]seatRecord{}, sold: map[tierKey]map[int]int{},
 		promoUses: map[tierKey]int{}, orders: map[string]storedOrder{}, tickets: map[string]string{},
 		outbox: map[string]ticketing.OrderEvent{}, due: map[string]ticketing.Timer{},
+		door: map[string]ticketDoor{}, ticketKeys: map[ticketing.Tenant]ticketcode.KeySet{},
 	}
 	return &Store{Catalog: &Catalog{s}, Idempotency: &Idempotency{s}, Limits: &Limits{s}, Holds: &Holds{s},
-		Orders: &Orders{s}, Due: &Due{s}, Outbox: &Outbox{s}, Strays: &Strays{s}}
+		Orders: &Orders{s}, Due: &Due{s}, Outbox: &Outbox{s}, Strays: &Strays{s}, Tickets: &Tickets{s}, TicketKeys: &TicketKeys{s}}
 }
 
 // Sales is the storage roles of the sales services.
 func (s *Store) Sales() ticketing.SalesStores {
 	return ticketing.SalesStores{Catalog: s.Catalog, Idempotency: s.Idempotency, Limits: s.Limits,
-		HoldStore: s.Holds, OrderStore: s.Orders, Due: s.Due, Strays: s.Strays}
+		HoldStore: s.Holds, OrderStore: s.Orders, Due: s.Due, Strays: s.Strays, Tickets: s.Tickets}
 }
 
 // Each store type implements its sales port.

@@ -85,6 +85,8 @@ type (
 	Payments    struct{ *core }
 	Webhooks    struct{ *core }
 	Emails      struct{ *core }
+	Tickets     struct{ *core }
+	TicketKeys  struct{ *core }
 )
 
 // NewClient builds a DynamoDB client; against a local endpoint it uses static
@@ -124,6 +126,16 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	return New(db, opts), nil
 }
+
+// Tickets is the tickets' door state (check-ins, refund locks) and
+// TicketKeys the organizers' ticket signing keys. They are methods, not
+// fields of Store, so that the functions without the door (app.EnableDoor)
+// do not link them: a field's type is kept with its methods wherever Store
+// is used as an interface.
+func (s *DB) Tickets() *Tickets { return &Tickets{s.core} }
+
+// TicketKeys is the organizers' ticket signing keys (see Tickets).
+func (s *DB) TicketKeys() *TicketKeys { return &TicketKeys{s.core} }
 
 // Client exposes the DynamoDB client (for table administration in tools and tests).
 func (s *DB) Client() *dynamodb.Client { return s.db }

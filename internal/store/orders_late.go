@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -70,21 +72,38 @@ func (s *Orders) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticke
 	return tx, nil
 }
 
-// ticketPuts reserves the order's ticket numbers in its environment.
+// ticketPuts reserves the order's ticket numbers in its environment. Each
+// item also keeps what the door checks (tickets.go): the event, occurrence
+// and seat of a ticket; the order-level number's item lists the tickets.
 func (s *Orders) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
-	numbers := []string{o.TicketNumber}
-	for _, t := range o.Tickets {
-		numbers = append(numbers, t.Number)
-	}
-	items := make([]types.TransactWriteItem, 0, len(numbers))
-	for _, n := range numbers {
+	items := make([]types.TransactWriteItem, 0, len(o.Tickets)+1)
+	put := func(number string, extra map[string]types.AttributeValue) {
+		item := map[string]types.AttributeValue{
+			"PK": str(ticketPK(string(o.Environment), number)), "SK": str(skTicket), "order": str(o.ID), "org": str(o.OrganizerID),
+			"ev": str(o.EventID),
+		}
+		if o.OccurrenceID != "" {
+			item["occ"] = str(o.OccurrenceID)
+		}
+		maps.Copy(item, extra)
 		items = append(items, types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(s.table),
-			Item: map[string]types.AttributeValue{
-				"PK": str(ticketPK(string(o.Environment), n)), "SK": str(skTicket), "order": str(o.ID), "org": str(o.OrganizerID),
-			},
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
+			TableName: aws.String(s.table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
+	}
+	numbers := make([]types.AttributeValue, 0, len(o.Tickets))
+	for _, t := range o.Tickets {
+		numbers = append(numbers, str(t.Number))
+	}
+	put(o.TicketNumber, map[string]types.AttributeValue{"k": str(ticketKindOrder), "tix": &types.AttributeValueMemberL{Value: numbers}})
+	for _, t := range o.Tickets {
+		extra := map[string]types.AttributeValue{"k": str(ticketKindTicket),
+			"GSI3PK": str(ticketEventPK(string(o.Environment), o.EventID, shardOf(t.Number, ticketEventShards))), "GSI3SK": str(t.Number)}
+		if t.Seat != nil {
+			if b, err := json.Marshal(t.Seat); err == nil {
+				extra["seat"] = str(string(b))
+			}
+		}
+		put(t.Number, extra)
 	}
 	return items
 }

@@ -102,6 +102,10 @@ var Permissions = map[string]Access{
 	// test recipients and time zone (UpdateItem).
 	"dashboard": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, Keys: true},
+	// The door: check-ins and their undo (UpdateItem of a ticket's item),
+	// the organizer's ticket keys (GetItem; PutItem of the first key set),
+	// cancelled events (GetItem, cached), an event's counts (Query of GSI3).
+	"checkins": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"}, Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, RateLimit: true, KeyIPs: true},
 	"timers": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}},
 }

@@ -13,7 +13,7 @@ import (
 // delayed and periodic work. Neither sends email: they write email jobs, and
 // the deliver function alone carries the sender and the renderer.
 var (
-	apiFunctions  = []string{"catalog", "holds", "orders", "webhooks"}
+	apiFunctions  = []string{"catalog", "holds", "orders", "webhooks", "checkins"}
 	lightweight   = append(append([]string{}, apiFunctions...), "timers")
 	buildFlags    = []string{"-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w"} // the Makefile's
 	lambdaEnv     = []string{"GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0"}

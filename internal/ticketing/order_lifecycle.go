@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -162,7 +164,30 @@ func (s *Orders) Tickets(ctx context.Context, t Tenant, id string) (*Order, erro
 	if o.Status != OrderPaid {
 		return nil, Errorf(CodeConflict, "tickets exist only for a paid order; order %s is %s", o.ID, o.Status)
 	}
-	return o, nil
+	return s.withDoorState(ctx, o)
+}
+
+// withDoorState marks the order's admitted tickets used.
+func (s *Orders) withDoorState(ctx context.Context, o *Order) (*Order, error) {
+	if s.Door == nil || len(o.Tickets) == 0 {
+		return o, nil
+	}
+	numbers := make([]string, len(o.Tickets))
+	for i, tk := range o.Tickets {
+		numbers[i] = tk.Number
+	}
+	admitted, err := s.Door.CheckIns(ctx, o.Environment, numbers)
+	if err != nil {
+		return nil, err
+	}
+	n := *o
+	n.Tickets = slices.Clone(o.Tickets)
+	for i, tk := range n.Tickets {
+		if _, ok := admitted[tk.Number]; ok && tk.Status == TicketIssued {
+			n.Tickets[i].Status = TicketUsed
+		}
+	}
+	return &n, nil
 }
 
 // refundID is the one refund id of an order: v1 refunds are always 100%, once,
@@ -209,10 +234,19 @@ func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *s
 	if err != nil {
 		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider is not available; retry later", Err: err}
 	}
+	if err := s.lockTickets(ctx, o); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	r := &Refund{ID: refundID(o.ID), Status: RefundPending, Amount: o.TotalPrice, Currency: o.Currency, Reason: reason, CreatedAt: now}
 	acc, err := prov.Refund(ctx, o.refundRequest(r.ID, o.Payment.ID))
 	if err != nil {
+		if s.Door != nil {
+			// even when the request was cancelled: the lock must not outlive the refusal
+			if uerr := s.Door.UnlockRefund(context.WithoutCancel(ctx), o, r.ID); uerr != nil {
+				slog.WarnContext(ctx, "unlock tickets after a refused refund", "order", o.ID, "error", uerr)
+			}
+		}
 		return nil, &Error{Code: CodePaymentProviderError, Message: "the SBP provider refused the refund; retry later", Err: err}
 	}
 	if acc.SettleAfter > 0 {
@@ -235,6 +269,20 @@ func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *s
 		s.schedule(ctx, t.Kind, o.ID, t.Due)
 	}
 	return r, nil
+}
+
+// lockTickets locks the order's tickets for its refund, in one
+// transaction that fails when a ticket was admitted: a door and a refund
+// exclude each other on the ticket's item (docs/door.md).
+func (s *Orders) lockTickets(ctx context.Context, o *Order) error {
+	if s.Door == nil {
+		return nil
+	}
+	err := s.Door.LockForRefund(ctx, o, refundID(o.ID))
+	if errors.Is(err, ErrTicketAdmitted) {
+		return Errorf(CodeConflict, "a ticket of order %s was admitted at the door; an order whose ticket was used cannot be refunded", o.ID)
+	}
+	return err
 }
 
 // LatestRefund is GET /orders/{id}/refund.

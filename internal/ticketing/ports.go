@@ -210,3 +210,40 @@ type DueTimerStore interface {
 type EventPublisher interface {
 	Publish(ctx context.Context, eventID string)
 }
+
+// ErrTicketAdmitted: a ticket of the order was admitted at the door, so the
+// order cannot be refunded (contract section 4, rule 7).
+var ErrTicketAdmitted = errors.New("a ticket of the order was admitted")
+
+// TicketStore keeps each issued ticket's door state on the item that
+// reserves its number (written by ConfirmOrder and ReinstateOrder with the
+// ticket's event, occurrence and seat): its check-in and its refund lock.
+// A check-in and a refund exclude each other on that one item, so a ticket
+// is never both admitted and refunded.
+type TicketStore interface {
+	// Admit writes ci on the ticket numbered ci.TicketNumber in t's
+	// environment in ONE conditional write: only when the ticket is t's, of
+	// one of events (any when empty; ci.OccurrenceID too when not ""), not
+	// admitted, not locked for a refund, and not an order-level number. It
+	// returns the ticket's state as the write left or found it (Admitted
+	// when this write admitted it; Found false when there is no such ticket).
+	Admit(ctx context.Context, t Tenant, ci CheckIn, events []string) (TicketState, error)
+	// AdmitAll admits every check-in of cis in one transaction, all or
+	// none. When it admits none, refused are the indexes of the check-ins
+	// whose condition failed (none: another transaction raced it).
+	AdmitAll(ctx context.Context, t Tenant, cis []CheckIn, events []string) (admitted bool, refused []int, err error)
+	// UndoCheckIn removes the check-in checkInID from the ticket number, if
+	// it is still there and t's; ErrNotFound otherwise.
+	UndoCheckIn(ctx context.Context, t Tenant, number, checkInID string) (*CheckIn, error)
+	// CheckIns reads the check-ins of the numbers (absent: not admitted).
+	CheckIns(ctx context.Context, env Environment, numbers []string) (map[string]CheckIn, error)
+	// LockForRefund marks every ticket of o as being refunded by refundID,
+	// all or none, unless one was admitted (ErrTicketAdmitted). Locking
+	// again for the same refund succeeds.
+	LockForRefund(ctx context.Context, o *Order, refundID string) error
+	// UnlockRefund removes refundID's locks (the provider refused the refund).
+	UnlockRefund(ctx context.Context, o *Order, refundID string) error
+	// CheckInStats counts the event's tickets (of one occurrence when not
+	// ""): sold and not refunded, refunded, admitted, admitted per gate.
+	CheckInStats(ctx context.Context, t Tenant, eventID, occurrenceID string) (*CheckInStats, error)
+}

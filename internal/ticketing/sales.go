@@ -57,6 +57,9 @@ type SalesStores struct {
 	Due         DueTimerStore
 	// Strays records stray payments (see StrayPayment); nil: none are recorded.
 	Strays StrayStore
+	// Tickets keeps the tickets' door state: admitted tickets show used, and a
+	// refund locks the tickets unless one was admitted.
+	Tickets TicketStore
 }
 
 // Holds takes and releases seat holds.
@@ -86,8 +89,10 @@ type Orders struct {
 	Limits      ClientLimits
 	OrderStore  OrderStore
 	Due         DueTimerStore
-	pricing     *Pricing
-	payments    *Payments
+	// Door is the tickets' door state (nil: tickets are never used).
+	Door     TicketStore
+	pricing  *Pricing
+	payments *Payments
 }
 
 // Payments applies what the acquirer says of orders' payments: notifications,
@@ -104,7 +109,7 @@ type Payments struct {
 func NewSales(st SalesStores, d *SalesDeps) *Sales {
 	pricing := &Pricing{SalesDeps: d, Catalog: st.Catalog, Limits: st.Limits, HoldStore: st.HoldStore}
 	orders := &Orders{SalesDeps: d, Catalog: st.Catalog, Idempotency: st.Idempotency, Limits: st.Limits,
-		OrderStore: st.OrderStore, Due: st.Due, pricing: pricing}
+		OrderStore: st.OrderStore, Due: st.Due, Door: st.Tickets, pricing: pricing}
 	payments := &Payments{SalesDeps: d, Catalog: st.Catalog, OrderStore: st.OrderStore, Strays: st.Strays, orders: orders}
 	orders.payments = payments
 	holds := &Holds{SalesDeps: d, Catalog: st.Catalog, Idempotency: st.Idempotency, Limits: st.Limits,

@@ -21,3 +21,14 @@ func (o *Order) TicketQRFor(ticketNumber string) string {
 	}{1, o.ID, ticketNumber, o.EventID, o.OccurrenceID, 1, o.Environment == EnvLive, o.Environment != EnvLive})
 	return string(b)
 }
+
+// UnsignedCodes are the v1 payloads of the order and of each ticket: what a
+// process without ticket keys (a test of one part alone) shows instead of the
+// signed codes of TicketKeys.TicketCodes.
+func (o *Order) UnsignedCodes() (string, map[string]string) {
+	codes := make(map[string]string, len(o.Tickets))
+	for _, t := range o.Tickets {
+		codes[t.Number] = o.TicketQRFor(t.Number)
+	}
+	return o.TicketQR(), codes
+}

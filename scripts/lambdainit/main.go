@@ -43,6 +43,7 @@ var sampleEvent = map[string]string{
 	"holds":    "holds-release.json",
 	"orders":   "orders-get-unknown.json",
 	"webhooks": "webhooks-list-endpoints.json",
+	"checkins": "checkins-ticket-keys.json",
 	"deliver":  "deliver-batch.json",
 	"timers":   "timers-batch.json",
 }

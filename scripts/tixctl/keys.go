@@ -46,8 +46,9 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 	org := fs.String("organizer", "", "organizer id")
 	typ := fs.String("type", "", "sk (secret, servers) or pk (publishable, browsers)")
 	env := fs.String("env", "", "test or live")
-	var scopes, origins, ips listFlag
+	var scopes, origins, ips, events listFlag
 	fs.Var(&scopes, "scopes", "comma-separated scopes (default: the type's default set)")
+	fs.Var(&events, "events", "a door key: the events it may check in (sk with check-in scopes only; repeatable or comma list)")
 	fs.Var(&origins, "origin", "allowed browser origin (pk only; repeatable or comma list)")
 	fs.Var(&ips, "ip", "allowed IP address or CIDR (sk only; repeatable or comma list)")
 	expires := fs.String("expires", "", "expiry: RFC 3339 time or a duration like 720h")
@@ -64,7 +65,7 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 		return usagef("--env must be test or live")
 	}
 	now := a.clock.Now()
-	req := auth.KeyRequest{OrganizerID: *org, Type: kt, Environment: environment, Name: *name, Scopes: scopes, Origins: origins, IPs: ips}
+	req := auth.KeyRequest{OrganizerID: *org, Type: kt, Environment: environment, Name: *name, Scopes: scopes, Origins: origins, IPs: ips, Events: events}
 	if *expires != "" {
 		at, err := parseExpiry(*expires, now)
 		if err != nil {
@@ -96,13 +97,16 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 
 // keyFlags names the flag of each field auth.NewKey may refuse.
 var keyFlags = map[string]string{"type": "type", "environment": "env", "name": "name", "scopes": "scopes",
-	"origins": "origin", "ips": "ip", "expires_at": "expires"}
+	"origins": "origin", "ips": "ip", "expires_at": "expires", "events": "events"}
 
 // printCreatedKey is the text output of keys create: the secret, shown once.
 func printCreatedKey(w io.Writer, k auth.Key, secret string) {
 	fmt.Fprintf(w, "Created %s %s key %s for %s.\n\n  %s\n\n", k.Environment, k.Type, k.ID, k.OrganizerID, secret)
 	fmt.Fprintln(w, "This secret is shown once and cannot be shown again: store it now.")
 	fmt.Fprintf(w, "scopes:  %s\n", strings.Join(k.Scopes, ", "))
+	if len(k.Events) > 0 {
+		fmt.Fprintf(w, "events:  %s\n", strings.Join(k.Events, ", "))
+	}
 	if len(k.AllowedOrigins) > 0 {
 		fmt.Fprintf(w, "origins: %s\n", strings.Join(k.AllowedOrigins, ", "))
 	}

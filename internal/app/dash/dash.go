@@ -17,6 +17,9 @@ import (
 // and webhook service as the API and tixctl, its emails go through a's
 // email pipeline.
 func NewDashboard(a *app.App) *dashboard.Server {
+	// Its refunds lock the tickets as the API's do (an admitted ticket's
+	// order is not refunded), and its tickets show used ones.
+	app.EnableDoor(a)
 	s := dashboard.DefaultSettings
 	s.Path, s.OpenSignup = a.Config.Dashboard.Path, a.Config.Dashboard.OpenSignup
 	s.PublicURL = a.Config.Payments.PublicURL
