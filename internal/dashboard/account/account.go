@@ -52,13 +52,15 @@ const (
 	ReadAudit     Permission = "audit"       // the audit log
 	ManageOrders  Permission = "orders"      // refunds, resending tickets
 	ReadOrders    Permission = "orders:read" // orders, read only
+	ReadEvents    Permission = "events"      // the events with their stock and sales
+	ImportCatalog Permission = "catalog"     // upload a catalog import file (events, tiers, prices)
 )
 
 var grants = map[Role][]Permission{
-	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders},
-	Developer: {SeeOverview, ManageAPI, ReadOrders},
-	Support:   {SeeOverview, ManageOrders, ReadOrders},
-	Viewer:    {SeeOverview, ReadOrders},
+	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders, ReadEvents, ImportCatalog},
+	Developer: {SeeOverview, ManageAPI, ReadOrders, ReadEvents, ImportCatalog},
+	Support:   {SeeOverview, ManageOrders, ReadOrders, ReadEvents},
+	Viewer:    {SeeOverview, ReadOrders, ReadEvents},
 }
 
 // Can reports whether role r has permission p.

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
+)
+
+// The sales tally (ticketing.Tally): counter items updated inside the order
+// transactions, so they count exactly what was committed. An organizer and
+// environment has ticketing.TallyShards partitions TALLY#<org>#<env>#<shard>
+// (the shard from the order id) of quarter-hour items
+// Q#<quarter start, UTC>: c<mm>/p<mm> orders created/paid in minute mm of the
+// quarter, u_<event>/r_<event> units and revenue paid; ttl 3 days on. Beside
+// them, TALLYE#<org>#<env>#<shard> holds E#<event>: r_<tier>, the ticket
+// revenue paid, less refunds. No item is hot: an on-sale's orders spread
+// over the shards, and the dashboard reads with one Query per shard.
+
+const tallyKeep = 3 * 24 * time.Hour
+
+// Tally reads the sales tally (the dashboard's Sales port); the order
+// transactions write it.
+type Tally struct{ *core }
+
+// Tally is the store's sales tally reader.
+func (s *Store) Tally() *Tally { return &Tally{s.DB.core} }
+
+func tallyPK(org string, env ticketing.Environment, orderID string) string {
+	return tallyShardPK(org, env, int(shardOf(orderID, ticketing.TallyShards)))
+}
+
+func tallyShardPK(org string, env ticketing.Environment, shard int) string {
+	return "TALLY#" + org + "#" + string(env) + "#" + strconv.Itoa(shard)
+}
+
+// tallyRevenuePK is the partition of the tier revenue items: apart from the
+// quarters, so that a payment's two updates load two partitions.
+func tallyRevenuePK(org string, env ticketing.Environment, shard int) string {
+	return "TALLYE#" + org + "#" + string(env) + "#" + strconv.Itoa(shard)
+}
+
+func tallyQuarterSK(t time.Time) string {
+	return "Q#" + t.UTC().Truncate(ticketing.TallyQuarter).Format("2006-01-02T15:04")
+}
+
+// tallyMinute is the attribute suffix of t's minute within its quarter.
+func tallyMinute(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%02d", int(t.Sub(t.Truncate(ticketing.TallyQuarter))/time.Minute))
+}
+
+// tallyQuarter counts an order on its quarter's item: created (paid false),
+// or paid with its units and total.
+func (s *core) tallyQuarter(o *ticketing.Order, at time.Time, paid bool) types.TransactWriteItem {
+	e := newExprs()
+	q := at.UTC().Truncate(ticketing.TallyQuarter)
+	var add string
+	if paid {
+		add = e.n("p"+tallyMinute(at)) + " " + e.d(1) + ", " + e.n("u_"+o.EventID) + " " + e.d(int64(o.Quantity)) +
+			", " + e.n("r_"+o.EventID) + " " + e.d(o.TotalPrice)
+	} else {
+		add = e.n("c"+tallyMinute(at)) + " " + e.d(1)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(tallyPK(o.OrganizerID, o.Environment, o.ID), tallyQuarterSK(q)),
+		UpdateExpression:         aws.String("ADD " + add + " SET " + e.n("ttl") + " = " + e.v(num(strconv.FormatInt(q.Add(tallyKeep).Unix(), 10)))),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}}
+}
+
+// tallyTiers adds (sign 1) or takes back (sign -1, a refund) the order's
+// ticket revenue per tier.
+func (s *core) tallyTiers(o *ticketing.Order, sign int64) types.TransactWriteItem {
+	e := newExprs()
+	rev := o.LineRevenue()
+	adds := []string{e.n("n") + " " + e.d(sign)} // paid orders: never empty, whatever the lines
+	for _, tier := range slices.Sorted(maps.Keys(rev)) {
+		adds = append(adds, e.n("r_"+tier)+" "+e.d(sign*rev[tier]))
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: keyOf(tallyRevenuePK(o.OrganizerID, o.Environment, int(shardOf(o.ID, ticketing.TallyShards))), "E#"+o.EventID),
+		UpdateExpression:         aws.String("ADD " + strings.Join(adds, ", ")),
+		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
+	}}
+}
+
+// tallyPaid is what a payment (or a late payment's reinstatement) adds.
+func (s *core) tallyPaid(o *ticketing.Order, at time.Time) []types.TransactWriteItem {
+	return []types.TransactWriteItem{s.tallyQuarter(o, at, true), s.tallyTiers(o, 1)}
+}
+
+// SalesTally reads the tally of the quarters from `from` (truncated to its
+// quarter) on: one Query per shard, in parallel.
+func (s *Tally) SalesTally(ctx context.Context, org string, env ticketing.Environment, from time.Time) (*ticketing.Tally, error) {
+	items, err := s.shardQuery(ctx, "SalesTally", "", ticketing.TallyShards,
+		func(i int) string { return tallyShardPK(org, env, i) }, ">=", tallyQuarterSK(from), 1000, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := ticketing.NewTally()
+	for _, it := range items {
+		q, err := time.Parse("2006-01-02T15:04", strings.TrimPrefix(attrS(it, "SK"), "Q#"))
+		if err != nil {
+			return nil, fmt.Errorf("sales tally item %s: %w", attrS(it, "SK"), err)
+		}
+		for name, v := range it {
+			n, ok := numOf(v)
+			if !ok {
+				continue
+			}
+			switch {
+			case len(name) == 3 && (name[0] == 'c' || name[0] == 'p'):
+				mm, err := strconv.Atoi(name[1:])
+				if err != nil {
+					continue
+				}
+				at := q.Add(time.Duration(mm) * time.Minute)
+				c := t.Minutes[at]
+				if name[0] == 'c' {
+					c.Created += int(n)
+				} else {
+					c.Paid += int(n)
+				}
+				t.Minutes[at] = c
+			case strings.HasPrefix(name, "u_"):
+				ev := t.Events[name[2:]]
+				ev.Units += int(n)
+				t.Events[name[2:]] = ev
+			case strings.HasPrefix(name, "r_"):
+				ev := t.Events[name[2:]]
+				ev.Revenue += n
+				t.Events[name[2:]] = ev
+			}
+		}
+	}
+	return t, nil
+}
+
+// TierRevenue reads every event's ticket revenue per tier: one Query per shard.
+func (s *Tally) TierRevenue(ctx context.Context, org string, env ticketing.Environment) (ticketing.TierRevenue, error) {
+	items, err := s.shardQuery(ctx, "TierRevenue", "", ticketing.TallyShards,
+		func(i int) string { return tallyRevenuePK(org, env, i) }, ">=", "E#", 100000, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := ticketing.TierRevenue{}
+	for _, it := range items {
+		ev := strings.TrimPrefix(attrS(it, "SK"), "E#")
+		for name, v := range it {
+			if n, ok := numOf(v); ok && strings.HasPrefix(name, "r_") { // n: the paid orders' count
+				if out[ev] == nil {
+					out[ev] = map[string]int64{}
+				}
+				out[ev][name[2:]] += n
+			}
+		}
+	}
+	return out, nil
+}
+
+func numOf(v types.AttributeValue) (int64, bool) {
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(n.Value, 10, 64)
+	return i, err == nil
+}
