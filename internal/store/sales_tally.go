@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,8 +29,9 @@ const tallyKeep = 3 * 24 * time.Hour
 // transactions write it.
 type Tally struct{ *core }
 
-// Tally is the store's sales tally reader.
-func (s *Store) Tally() *Tally { return &Tally{s.DB.core} }
+// TallyOf is the store's sales tally reader (a function, not a method of
+// Store, so that the API functions do not link it).
+func TallyOf(s *Store) *Tally { return &Tally{s.DB.core} }
 
 func tallyPK(org string, env ticketing.Environment, orderID string) string {
 	return tallyShardPK(org, env, int(shardOf(orderID, ticketing.TallyShards)))
@@ -55,7 +54,8 @@ func tallyQuarterSK(t time.Time) string {
 // tallyMinute is the attribute suffix of t's minute within its quarter.
 func tallyMinute(t time.Time) string {
 	t = t.UTC()
-	return fmt.Sprintf("%02d", int(t.Sub(t.Truncate(ticketing.TallyQuarter))/time.Minute))
+	m := byte(t.Sub(t.Truncate(ticketing.TallyQuarter)) / time.Minute)
+	return string([]byte{'0' + m/10, '0' + m%10})
 }
 
 // tallyQuarter counts an order on its quarter's item: created (paid false),
@@ -78,17 +78,24 @@ func (s *core) tallyQuarter(o *ticketing.Order, at time.Time, paid bool) types.T
 }
 
 // tallyTiers adds (sign 1) or takes back (sign -1, a refund) the order's
-// ticket revenue per tier.
+// ticket revenue per tier (its lines at their unit price), and the order.
 func (s *core) tallyTiers(o *ticketing.Order, sign int64) types.TransactWriteItem {
 	e := newExprs()
-	rev := o.LineRevenue()
-	adds := []string{e.n("n") + " " + e.d(sign)} // paid orders: never empty, whatever the lines
-	for _, tier := range slices.Sorted(maps.Keys(rev)) {
-		adds = append(adds, e.n("r_"+tier)+" "+e.d(sign*rev[tier]))
+	var tiers []string // in the order's order; one ADD per tier (seats of one tier are lines of their own)
+	sum := map[string]int64{}
+	for _, l := range o.Lines {
+		if _, ok := sum[l.TierID]; !ok {
+			tiers = append(tiers, l.TierID)
+		}
+		sum[l.TierID] += l.UnitPrice * int64(l.Quantity)
+	}
+	add := "ADD " + e.n("n") + " " + e.d(sign) // never empty, whatever the lines
+	for _, t := range tiers {
+		add += ", " + e.n("r_"+t) + " " + e.d(sign*sum[t])
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.table), Key: keyOf(tallyRevenuePK(o.OrganizerID, o.Environment, int(shardOf(o.ID, ticketing.TallyShards))), "E#"+o.EventID),
-		UpdateExpression:         aws.String("ADD " + strings.Join(adds, ", ")),
+		UpdateExpression:         aws.String(add),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	}}
 }
@@ -175,3 +182,4 @@ func numOf(v types.AttributeValue) (int64, bool) {
 	i, err := strconv.ParseInt(n.Value, 10, 64)
 	return i, err == nil
 }
+

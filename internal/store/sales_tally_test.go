@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"tix/internal/store"
 	"tix/internal/ticketing"
 )
 
@@ -32,7 +33,7 @@ func TestSalesTally_CountsCreatedPaidAndRefunded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tally, err := env.st.Tally().SalesTally(ctx, salesOrg, ticketing.EnvTest, env.now.Add(-time.Hour))
+	tally, err := store.TallyOf(env.st).SalesTally(ctx, salesOrg, ticketing.EnvTest, env.now.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +45,10 @@ func TestSalesTally_CountsCreatedPaidAndRefunded(t *testing.T) {
 	if got := tally.Events[salesEvent]; got.Units != 2 || got.Revenue != paid.TotalPrice || got.Revenue <= 0 {
 		t.Errorf("event sales %+v, want 2 units and %d", got, paid.TotalPrice)
 	}
-	if other, _ := env.st.Tally().SalesTally(ctx, salesOrg, ticketing.EnvLive, env.now.Add(-time.Hour)); len(other.Minutes)+len(other.Events) != 0 {
+	if other, _ := store.TallyOf(env.st).SalesTally(ctx, salesOrg, ticketing.EnvLive, env.now.Add(-time.Hour)); len(other.Minutes)+len(other.Events) != 0 {
 		t.Errorf("live mode's tally has the test orders: %+v", other)
 	}
-	rev, err := env.st.Tally().TierRevenue(ctx, salesOrg, ticketing.EnvTest)
+	rev, err := store.TallyOf(env.st).TierRevenue(ctx, salesOrg, ticketing.EnvTest)
 	if err != nil || rev[salesEvent][salesGA] != 2*150000 {
 		t.Fatalf("tier revenue %v %v, want 300000 for %s", rev, err, salesGA)
 	}
@@ -60,7 +61,7 @@ func TestSalesTally_CountsCreatedPaidAndRefunded(t *testing.T) {
 	if n, err := env.sales.Orders.SweepDue(ctx, 10); err != nil || n == 0 {
 		t.Fatalf("sweep handled %d, %v; want the refund's settlement", n, err)
 	}
-	if rev, err := env.st.Tally().TierRevenue(ctx, salesOrg, ticketing.EnvTest); err != nil || rev[salesEvent][salesGA] != 0 {
+	if rev, err := store.TallyOf(env.st).TierRevenue(ctx, salesOrg, ticketing.EnvTest); err != nil || rev[salesEvent][salesGA] != 0 {
 		t.Errorf("tier revenue after the refund %v %v, want 0", rev, err)
 	}
 }
@@ -84,7 +85,7 @@ func TestSalesTally_ConcurrentOrdersCountedExactly(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	tally, err := env.st.Tally().SalesTally(ctx, salesOrg, ticketing.EnvTest, env.now.Add(-time.Minute))
+	tally, err := store.TallyOf(env.st).SalesTally(ctx, salesOrg, ticketing.EnvTest, env.now.Add(-time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,13 +63,3 @@ func DayStart(now time.Time, loc *time.Location) time.Time {
 // -> tier id -> minor units): paid lines at their unit price, less the
 // refunded ones.
 type TierRevenue map[string]map[string]int64
-
-// LineRevenue is each tier's share of an order at ticket prices (before
-// its promo discount and service fee).
-func (o *Order) LineRevenue() map[string]int64 {
-	out := map[string]int64{}
-	for _, l := range o.Lines {
-		out[l.TierID] += l.UnitPrice * int64(l.Quantity)
-	}
-	return out
-}

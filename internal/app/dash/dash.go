@@ -6,6 +6,7 @@ package dash
 import (
 	"tix/internal/app"
 	"tix/internal/dashboard"
+	"tix/internal/store"
 	"tix/internal/ticketing"
 )
 
@@ -21,7 +22,7 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	s.PasskeyRPID, s.PasskeyOrigins = a.Config.Dashboard.WebAuthnRPID, a.Config.Dashboard.WebAuthnOrigins
 	d := &dashboard.Server{
 		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
-		Sales: a.Store.Tally(), Catalog: a.Store.Catalog,
+		Sales: store.TallyOf(a.Store), Catalog: a.Store.Catalog,
 		Counter: a.Store.Keys, Passkeys: a.Store.Passkeys(), Clock: a.Webhooks.Clock, Settings: s,
 	}
 	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
