@@ -60,26 +60,22 @@ func tallyMinute(t time.Time) string {
 
 // tallyQuarter counts an order on its quarter's item: created (paid false),
 // or paid with its units and total.
-func (s *core) tallyQuarter(o *ticketing.Order, at time.Time, paid bool) types.TransactWriteItem {
+func tallyQuarter(table string, o *ticketing.Order, at time.Time, paid bool) types.TransactWriteItem {
 	e := newExprs()
 	q := at.UTC().Truncate(ticketing.TallyQuarter)
-	var add string
+	add := "ADD " + e.n("c"+tallyMinute(at)) + " " + e.d(1)
 	if paid {
-		add = e.n("p"+tallyMinute(at)) + " " + e.d(1) + ", " + e.n("u_"+o.EventID) + " " + e.d(int64(o.Quantity)) +
+		e = newExprs()
+		add = "ADD " + e.n("p"+tallyMinute(at)) + " " + e.d(1) + ", " + e.n("u_"+o.EventID) + " " + e.d(int64(o.Quantity)) +
 			", " + e.n("r_"+o.EventID) + " " + e.d(o.TotalPrice)
-	} else {
-		add = e.n("c"+tallyMinute(at)) + " " + e.d(1)
 	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(tallyPK(o.OrganizerID, o.Environment, o.ID), tallyQuarterSK(q)),
-		UpdateExpression:         aws.String("ADD " + add + " SET " + e.n("ttl") + " = " + e.v(num(strconv.FormatInt(q.Add(tallyKeep).Unix(), 10)))),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-	}}
+	add += " SET " + e.n("ttl") + " = " + e.d(q.Add(tallyKeep).Unix())
+	return tallyAdd(table, tallyPK(o.OrganizerID, o.Environment, o.ID), tallyQuarterSK(q), add, e)
 }
 
 // tallyTiers adds (sign 1) or takes back (sign -1, a refund) the order's
 // ticket revenue per tier (its lines at their unit price), and the order.
-func (s *core) tallyTiers(o *ticketing.Order, sign int64) types.TransactWriteItem {
+func tallyTiers(table string, o *ticketing.Order, sign int64) types.TransactWriteItem {
 	e := newExprs()
 	var tiers []string // in the order's order; one ADD per tier (seats of one tier are lines of their own)
 	sum := map[string]int64{}
@@ -93,16 +89,17 @@ func (s *core) tallyTiers(o *ticketing.Order, sign int64) types.TransactWriteIte
 	for _, t := range tiers {
 		add += ", " + e.n("r_"+t) + " " + e.d(sign*sum[t])
 	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(tallyRevenuePK(o.OrganizerID, o.Environment, int(shardOf(o.ID, ticketing.TallyShards))), "E#"+o.EventID),
-		UpdateExpression:         aws.String(add),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-	}}
+	return tallyAdd(table, tallyRevenuePK(o.OrganizerID, o.Environment, int(shardOf(o.ID, ticketing.TallyShards))), "E#"+o.EventID, add, e)
+}
+
+func tallyAdd(table, pk, sk, expr string, e *exprs) types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(table), Key: keyOf(pk, sk),
+		UpdateExpression: aws.String(expr), ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals}}
 }
 
 // tallyPaid is what a payment (or a late payment's reinstatement) adds.
-func (s *core) tallyPaid(o *ticketing.Order, at time.Time) []types.TransactWriteItem {
-	return []types.TransactWriteItem{s.tallyQuarter(o, at, true), s.tallyTiers(o, 1)}
+func tallyPaid(table string, o *ticketing.Order, at time.Time) []types.TransactWriteItem {
+	return []types.TransactWriteItem{tallyQuarter(table, o, at, true), tallyTiers(table, o, 1)}
 }
 
 // SalesTally reads the tally of the quarters from `from` (truncated to its
@@ -182,4 +179,3 @@ func numOf(v types.AttributeValue) (int64, bool) {
 	i, err := strconv.ParseInt(n.Value, 10, 64)
 	return i, err == nil
 }
-
