@@ -24,7 +24,8 @@ func (s *Server) orgRoutes(mux *http.ServeMux, p string) {
 	mux.HandleFunc("GET "+p+"/o/{org}/{$}", func(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/o/"+r.PathValue("org")+"/test/")
 	})
-	mux.HandleFunc("GET "+o+"/{$}", s.inOrg(account.SeeOverview, s.overview))
+	s.overviewRoutes(mux, o)
+	s.eventsRoutes(mux, o)
 	mux.HandleFunc("GET "+o+"/api", s.inOrg(account.ManageAPI, s.apiPage))
 	mux.HandleFunc("POST "+o+"/keys", s.inOrg(account.ManageAPI, s.createKey))
 	mux.HandleFunc("POST "+o+"/keys/{id}/revoke", s.inOrg(account.ManageAPI, s.revokeKey))
@@ -106,10 +107,6 @@ func (s *Server) audit(r *http.Request, org, actor, action, target, detail strin
 
 func (s *Server) did(r *http.Request, o *orgReq, action, target, detail string) {
 	s.audit(r, o.org(), o.sess.Email, action, target, detail)
-}
-
-func (s *Server) overview(w http.ResponseWriter, r *http.Request, o *orgReq) {
-	s.render(w, r, http.StatusOK, "overview", o.v)
 }
 
 func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, o *orgReq) {

@@ -113,6 +113,8 @@ type Server struct {
 	Organizers Organizers
 	Keys       Keys
 	Webhooks   Webhooks
+	Sales      Sales
+	Catalog    Catalog
 	Mail       Mailer // nil: no email is sent (links are logged at warn level for the operator)
 	Counter    Counter
 	// The Orders pages (orders.go): the ticketing orders' service, its
@@ -176,7 +178,8 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // maxForm bounds a request's body: the largest form (a key's origins and
-// IPs) is a few KB.
+// IPs) is a few KB. A multipart body (only the catalog upload reads one)
+// may carry a file up to maxCatalogUpload.
 const maxForm = 64 << 10
 
 func securityHeaders(h http.Handler) http.Handler {
@@ -187,7 +190,11 @@ func securityHeaders(h http.Handler) http.Handler {
 		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Cache-Control", "no-store")
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		limit := int64(maxForm)
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			limit = maxCatalogUpload + maxForm
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		h.ServeHTTP(w, r)
 	})
 }

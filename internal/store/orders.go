@@ -246,6 +246,7 @@ func (s *Orders) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticke
 	}
 	items = append(items, out, dueDelete(s.core, o.ExpiryTimer()))
 	items = append(items, s.clientCapGiveBack(o)...)
+	items = append(items, tallyPaid(s.table, o, now)...)
 	err = s.transact(ctx, "ConfirmOrder", items)
 	if err == nil {
 		o.Version++
@@ -379,6 +380,7 @@ func (s *Orders) CompleteRefund(ctx context.Context, o *ticketing.Order, ev *tic
 	if t, ok := o.SettleTimer(); ok {
 		items = append(items, dueDelete(s.core, t))
 	}
+	items = append(items, tallyTiers(s.table, o, -1))
 	err = s.transact(ctx, "CompleteRefund", items)
 	if failed, ok := failedItems(err); ok && len(failed) > 0 {
 		return ticketing.ErrStateChanged

@@ -69,6 +69,7 @@ func (s *Orders) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticke
 	}
 	tx.items = append(tx.items, out)
 	tx.items = append(tx.items, s.markerItems(nil, done)...)
+	tx.items = append(tx.items, tallyPaid(s.table, o, now)...)
 	return tx, nil
 }
 

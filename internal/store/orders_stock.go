@@ -112,7 +112,7 @@ func (s *Orders) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *t
 		tx.capAt = len(tx.items)
 		tx.items = append(tx.items, types.TransactWriteItem{Update: s.clientCapTake(o)})
 	}
-	tx.items = append(tx.items, duePut(s.core, o.ExpiryTimer()))
+	tx.items = append(tx.items, duePut(s.core, o.ExpiryTimer()), tallyQuarter(s.table, o, o.CreatedAt, false))
 	return tx, nil
 }
 

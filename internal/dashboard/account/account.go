@@ -52,6 +52,8 @@ const (
 	ReadAudit     Permission = "audit"       // the audit log
 	ManageOrders  Permission = "orders"      // refunds, resending tickets
 	ReadOrders    Permission = "orders:read" // orders, read only
+	ReadEvents    Permission = "events"      // the events with their stock and sales
+	ImportCatalog Permission = "catalog"     // upload a catalog import file (events, tiers, prices)
 	// ManagePayments: connect the T-Bank terminal, receipt settings.
 	ManagePayments Permission = "payments"
 	// ManageSettings: email identity and contacts, language, time zone, test allow-list.
@@ -59,10 +61,10 @@ const (
 )
 
 var grants = map[Role][]Permission{
-	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders, ManagePayments, ManageSettings},
-	Developer: {SeeOverview, ManageAPI, ReadOrders},
-	Support:   {SeeOverview, ManageOrders, ReadOrders},
-	Viewer:    {SeeOverview, ReadOrders},
+	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders, ReadEvents, ImportCatalog, ManagePayments, ManageSettings},
+	Developer: {SeeOverview, ManageAPI, ReadOrders, ReadEvents, ImportCatalog},
+	Support:   {SeeOverview, ManageOrders, ReadOrders, ReadEvents},
+	Viewer:    {SeeOverview, ReadOrders, ReadEvents},
 }
 
 // Can reports whether role r has permission p.
