@@ -25,6 +25,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/clock"
 	"tix/internal/dashboard/account"
+	"tix/internal/edge"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
@@ -90,6 +91,10 @@ type Settings struct {
 	SecretOverlap time.Duration
 	// Link lifetimes.
 	VerifyTTL, ResetTTL, InviteTTL time.Duration
+	// EdgeSecret is the CloudFront edge's origin secret (TIX_EDGE_SECRET):
+	// a request proving it came through the edge is counted, audited and
+	// bound by the viewer's address, not the edge's (internal/edge).
+	EdgeSecret string
 	// Passkeys: the relying party id and origins (empty: from PublicURL,
 	// passkey_party.go), and how long a ceremony (adding a passkey,
 	// signing in with one) may take from its start.
@@ -169,7 +174,17 @@ func (s *Server) Handler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusForbidden, "err.crossorigin")
 	}))
-	return securityHeaders(cop.Handler(mux))
+	return s.viewerAddress(securityHeaders(cop.Handler(mux)))
+}
+
+// viewerAddress sets a request's RemoteAddr to the viewer's behind the
+// CloudFront edge, so that clientIP (sign-in budgets, the audit log) is the
+// person's address, not CloudFront's.
+func (s *Server) viewerAddress(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, _ = edge.Resolve(r, s.Settings.EdgeSecret)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // CSP is the pages' Content-Security-Policy: only the dashboard's own

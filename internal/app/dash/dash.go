@@ -25,6 +25,7 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	s.Path, s.OpenSignup = a.Config.Dashboard.Path, a.Config.Dashboard.OpenSignup
 	s.PublicURL = a.Config.Payments.PublicURL
 	s.SecretOverlap = a.Config.Webhooks.SecretOverlap
+	s.EdgeSecret = a.Config.Edge.Secret
 	s.PasskeyRPID, s.PasskeyOrigins = a.Config.Dashboard.WebAuthnRPID, a.Config.Dashboard.WebAuthnOrigins
 	d := &dashboard.Server{
 		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
