@@ -176,6 +176,8 @@ var messages = map[string]message{
 	"orders.event":             {"Событие", "Event"},
 	"orders.total":             {"Сумма", "Total"},
 	"orders.tickets":           {"Билеты", "Tickets"},
+	"orders.order_number":      {"номер заказа", "order number"},
+	"orders.ticket_numbers":    {"номера билетов", "ticket numbers"},
 	"orders.none":              {"Заказов нет.", "No orders."},
 	"orders.none_found":        {"Ничего не найдено. Проверьте номер или адрес и режим (тестовый или боевой).", "Nothing found. Check the number or address, and the mode (test or live)."},
 	"orders.next":              {"Следующая страница", "Next page"},
