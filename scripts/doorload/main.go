@@ -133,7 +133,9 @@ func seed(ctx context.Context, a *app.App, n int) (string, error) {
 	ev := &ticketing.Event{ID: "evt_doorload", OrganizerID: org, Ref: "doorload", Status: ticketing.EventPublished,
 		Kind: ticketing.KindSingle, Title: "Door load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
-		Tiers: []ticketing.Tier{{ID: "tier_doorload", Name: "GA", Price: 150000, Capacity: n, PersonsIncluded: 1}}}
+		// Room beyond n: the stock is spread over shards, and the last orders of
+		// 10 may find no one shard with 10 left while the tier has them.
+		Tiers: []ticketing.Tier{{ID: "tier_doorload", Name: "GA", Price: 150000, Capacity: n + 10*ticketing.MaxStockShards, PersonsIncluded: 1}}}
 	if err := a.Store.Catalog.PutEvent(ctx, ev); err != nil {
 		return "", err
 	}
