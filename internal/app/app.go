@@ -104,6 +104,9 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		return sales.Payments.PaymentNotified(ctx, u)
 	}
 	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
+	// A refund locks the order's tickets against the door in every function
+	// that can refund, whether or not it wires the rest of the door.
+	sales.Orders.Door = st.Tickets()
 
 	if cfg.Mail.Sender != "none" {
 		// Jobs are written here; only the deliver function sends them
@@ -137,7 +140,6 @@ func EnableDoor(a *App) {
 	a.TicketKeys = &ticketing.TicketKeys{Store: a.Store.TicketKeys(), Box: a.Webhooks.Box, Clock: c, Overlap: a.Config.TicketKeyOverlap}
 	a.CheckIns = &ticketing.CheckIns{Store: a.Store.Tickets(), Keys: a.TicketKeys, Catalog: a.Store.Catalog, Clock: c}
 	a.Server.EnableDoor(a.TicketKeys, a.CheckIns)
-	a.Sales.Orders.Door = a.Store.Tickets() // admitted tickets are used; a refund locks the tickets
 	if a.Email != nil {
 		a.Email.Codes = a.TicketKeys
 	}
