@@ -171,7 +171,7 @@ func (s *Orders) addStockItems(tx *orderTxn, o *ticketing.Order, ev *ticketing.E
 		if !ok {
 			return &ticketing.StockError{Index: i}
 		}
-		caps := ticketing.ShardCaps(t.Capacity)
+		caps := ticketing.TierShardCaps(ev, t.Capacity)
 		for _, take := range l.Takes() {
 			if take.Shard >= len(caps) {
 				return &ticketing.StockError{Index: i}

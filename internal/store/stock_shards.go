@@ -14,12 +14,12 @@ import (
 	"tix/internal/ticketing"
 )
 
-// Stock shards of general-admission and standing tiers (ticketing.ShardCaps):
+// Stock shards of general-admission and standing tiers (ticketing.TierShardCaps):
 // shard 0 is the tier's counter in the event's stock partition, the item a
 // tier had before stock was sharded, so existing counters and orders need no
 // migration; shard k > 0 lives in a partition of its own, shared by the
 // event's tiers and occurrences, so that an on-sale's writes spread over
-// MaxStockShards partitions.
+// up to MaxStockShards partitions.
 func stockShardPK(event, env string, shard int) string {
 	if shard == 0 {
 		return stockPK(event, env)
@@ -43,8 +43,10 @@ func (s *Orders) shardTake(o *ticketing.Order, tierID string, t ticketing.ShardT
 	}
 }
 
-// lineGiveBack returns what a tier line took to the shards it took it from.
+// lineGiveBack returns what a tier line took to the shards it took it from;
+// the process forgets the tier's shard levels, which no longer refuse an order.
 func (s *Orders) lineGiveBack(o *ticketing.Order, l ticketing.OrderLine) []types.TransactWriteItem {
+	s.shardHints.forget(hintKey(o, l.TierID))
 	var items []types.TransactWriteItem
 	for _, t := range l.Takes() {
 		e := newExprs()
@@ -61,9 +63,13 @@ func (s *Orders) lineGiveBack(o *ticketing.Order, l ticketing.OrderLine) []types
 // steer the process's next orders of that tier away from full shards.
 const shardHintTTL = time.Second
 
-// shardHints remember, per tier, the shard levels read last. They only choose
-// which shard an order tries first: the transaction's conditions decide, and
-// a tier the hints show sold out is tried anyway.
+// shardHints remember, per tier, the shard levels read last. They choose
+// which shard an order tries first (the transaction's conditions decide),
+// and an order for more than they show left is refused without a
+// transaction: in a sell-out, a refused order then costs no write and no
+// read of every shard, except the first one of each process each
+// shardHintTTL. Stock given back in another process is seen within
+// shardHintTTL, as a cached availability read sees it.
 type shardHints struct {
 	mu     sync.Mutex
 	levels map[string]shardHint
@@ -87,6 +93,12 @@ func (h *shardHints) get(key string) []int {
 	return nil
 }
 
+func (h *shardHints) forget(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.levels, key)
+}
+
 func (h *shardHints) put(key string, sold []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -98,7 +110,8 @@ func (h *shardHints) put(key string, sold []int) {
 
 // planShards chooses each tier line's shards before the first attempt: one
 // shard picked at random among those not lately seen full, so that
-// concurrent orders spread out.
+// concurrent orders spread out. A line for more than the tier's shards were
+// lately seen to hold is a *StockError at once.
 func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 	for i := range o.Lines {
 		l := &o.Lines[i]
@@ -109,9 +122,11 @@ func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 		if !ok || t.Capacity < l.Quantity {
 			return &ticketing.StockError{Index: i}
 		}
-		caps, start := ticketing.ShardCaps(t.Capacity), ticketing.RandomShard(t.Capacity)
-		takes, ok := ticketing.PlanTake(caps, s.shardHints.get(hintKey(o, l.TierID)), l.Quantity, start)
-		if !ok {
+		caps := ticketing.TierShardCaps(ev, t.Capacity)
+		start := ticketing.RandomShard(len(caps))
+		hint := s.shardHints.get(hintKey(o, l.TierID))
+		takes, ok := ticketing.PlanTake(caps, hint, l.Quantity, start)
+		if !ok && hint == nil {
 			takes, ok = ticketing.PlanTake(caps, nil, l.Quantity, start)
 		}
 		if !ok {
@@ -129,7 +144,7 @@ func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 func (s *Orders) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, i, refused int) error {
 	l := &o.Lines[i]
 	t, _ := ev.Tier(l.TierID)
-	caps := ticketing.ShardCaps(t.Capacity)
+	caps := ticketing.TierShardCaps(ev, t.Capacity)
 	sold, err := s.readShards(ctx, o, l.TierID, len(caps))
 	if err != nil {
 		return err

@@ -3,12 +3,15 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"tix/internal/ticketing"
 )
 
 // exprs builds expression attribute names and values with generated
@@ -81,7 +84,8 @@ func txConflict(err error) bool {
 }
 
 // transact runs a transaction, retrying (with jittered backoff) when DynamoDB
-// cancels it only because another transaction touched the same items.
+// cancels it only because another transaction touched the same items; when
+// every attempt was so cancelled, the error is also ticketing.ErrContended.
 func (s *core) transact(ctx context.Context, op string, items []types.TransactWriteItem) error {
 	var err error
 	for attempt := range 8 {
@@ -105,5 +109,5 @@ func (s *core) transact(ctx context.Context, op string, items []types.TransactWr
 		case <-time.After(d/2 + rand.N(d)):
 		}
 	}
-	return err
+	return fmt.Errorf("%w: %w", ticketing.ErrContended, err)
 }
