@@ -3,11 +3,13 @@ package testenv
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,9 +19,10 @@ import (
 
 // ConflictProxy stands in front of DynamoDB Local and does what DynamoDB on
 // AWS does and Local does not: a TransactWriteItems holds each of its items
-// from the moment it arrives until Hold after it is answered (AWS holds them
-// from prepare to commit), and a transaction that touches an item another
-// one holds is cancelled with the reason TransactionConflict for that item
+// for Hold from the moment it arrives (AWS holds them from prepare to
+// commit; how long Local then takes to answer, queueing included, does not
+// count), and a transaction that touches an item another one holds is
+// cancelled with the reason TransactionConflict for that item
 // (TransactionCanceledException, as AWS answers); a PutItem, UpdateItem or
 // DeleteItem of a held item fails with TransactionConflictException. Every
 // other request passes through unchanged.
@@ -33,8 +36,8 @@ type ConflictProxy struct {
 	Hold time.Duration
 
 	mu   sync.Mutex
-	busy map[string]int       // item -> transactions in flight
 	free map[string]time.Time // item -> when its last transaction's hold ends
+	hits map[string]int       // item -> requests it made conflict
 
 	transactions, conflicts atomic.Int64
 }
@@ -47,7 +50,7 @@ func NewConflictProxy(tb testing.TB, target string, hold time.Duration) *Conflic
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &ConflictProxy{Hold: hold, busy: map[string]int{}, free: map[string]time.Time{}}
+	p := &ConflictProxy{Hold: hold, free: map[string]time.Time{}, hits: map[string]int{}}
 	fwd := httputil.NewSingleHostReverseProxy(u)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.serve(w, r, fwd)
@@ -78,7 +81,6 @@ func (p *ConflictProxy) serve(w http.ResponseWriter, r *http.Request, fwd http.H
 			writeCanceled(w, reasons)
 			return
 		}
-		defer p.release(keys)
 	case "PutItem", "UpdateItem", "DeleteItem":
 		if p.held(singleKey(body)) {
 			p.conflicts.Add(1)
@@ -89,8 +91,8 @@ func (p *ConflictProxy) serve(w http.ResponseWriter, r *http.Request, fwd http.H
 	fwd.ServeHTTP(w, r)
 }
 
-// take marks keys held by one more transaction, unless one of them is held
-// already: then it returns each key's cancellation reason.
+// take holds keys for Hold from now, unless one of them is held already:
+// then it returns each key's cancellation reason.
 func (p *ConflictProxy) take(keys []string) ([]string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -98,42 +100,49 @@ func (p *ConflictProxy) take(keys []string) ([]string, bool) {
 	reasons := make([]string, len(keys))
 	for i, k := range keys {
 		reasons[i] = "None"
-		if p.busy[k] > 0 || now.Before(p.free[k]) {
+		if now.Before(p.free[k]) {
 			reasons[i], conflict = "TransactionConflict", true
+			p.hits[k]++
 		}
 	}
 	if conflict {
 		return reasons, true
 	}
 	for _, k := range keys {
-		p.busy[k]++
-	}
-	return nil, false
-}
-
-func (p *ConflictProxy) release(keys []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	until := time.Now().Add(p.Hold)
-	for _, k := range keys {
-		if p.busy[k]--; p.busy[k] <= 0 {
-			delete(p.busy, k)
-		}
-		p.free[k] = until
+		p.free[k] = now.Add(p.Hold)
 	}
 	if len(p.free) > 100000 {
 		for k, t := range p.free {
-			if t.Before(until.Add(-p.Hold)) {
+			if t.Before(now) {
 				delete(p.free, k)
 			}
 		}
 	}
+	return nil, false
+}
+
+// Hottest are the n items that made the most requests conflict, as
+// "PK SK: count".
+func (p *ConflictProxy) Hottest(n int) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keys := make([]string, 0, len(p.hits))
+	for k := range p.hits {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return p.hits[keys[i]] > p.hits[keys[j]] })
+	var out []string
+	for _, k := range keys[:min(n, len(keys))] {
+		parts := strings.Split(k, "\x00")
+		out = append(out, fmt.Sprintf("%s: %d", strings.Join(parts[1:], " "), p.hits[k]))
+	}
+	return out
 }
 
 func (p *ConflictProxy) held(key string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return key != "" && (p.busy[key] > 0 || time.Now().Before(p.free[key]))
+	return key != "" && time.Now().Before(p.free[key])
 }
 
 // keyed is the part of a request (or of a transaction's item) that names an item.
