@@ -77,6 +77,7 @@ type touch struct {
 	sk      string            // the item's sort key, when the request shows it
 	indexes map[string]string // index -> partition key value
 	check   bool              // a transaction's ConditionCheck: it writes no index entry
+	size    int               // the item's size in bytes, when known (a put shows it; else an earlier put of the item)
 }
 
 // readOps are the operations billed in read units.
@@ -207,12 +208,16 @@ func (s Schema) batch(op string, r request) []touch {
 // attribute splits the consumed capacity of one request of op over the
 // partitions it touched: the table's units evenly over its items, each
 // index's units evenly over the items whose index key the request showed
-// (else to the index's "?" partition). Transactions need nothing more:
-// DynamoDB Local, like AWS, reports their writes at double (2 units per 1 KB
-// item). failed: the request was refused (a failed condition); AWS still
-// bills each item (2 units in a transaction), which DynamoDB Local does not
-// report.
-func attribute(op string, ts []touch, cc []consumed, failed bool) map[Partition]Units {
+// (else to the index's "?" partition). failed: the request was refused (a
+// failed condition); AWS still bills each item (2 units in a transaction),
+// which DynamoDB Local does not report.
+//
+// perItem bills a transaction's writes as AWS does: 2 units per KB of each
+// item, each rounded up on its own (a 100-byte item: 2; a 1.5 KB item: 4),
+// instead of DynamoDB Local's figure, 2 units per KB of the items' total,
+// rounded once (4 small puts: Local 2, AWS 8). An item's size is its put's,
+// or an earlier put's of the same item; unknown, it is taken as under 1 KB.
+func attribute(op string, ts []touch, cc []consumed, failed, perItem bool) map[Partition]Units {
 	out := map[Partition]Units{}
 	if len(ts) == 0 {
 		return out
@@ -243,6 +248,10 @@ func attribute(op string, ts []touch, cc []consumed, failed bool) map[Partition]
 			table = c.Table.CapacityUnits
 		}
 		for _, t := range ts {
+			if perItem && op == "TransactWriteItems" {
+				add(t.table, float64(2*max(1, (t.size+1023)/1024)))
+				continue
+			}
 			add(t.table, table/float64(len(ts)))
 		}
 		for ix, u := range c.GlobalSecondaryIndexes {
@@ -282,6 +291,10 @@ type Meter struct {
 	// index keys of the items written so far (PK, SK -> index -> key): an
 	// update that does not set them still writes the item's index entries.
 	known map[[2]string]map[string]string
+	sizes map[[2]string]int // the size of each item put so far (PK, SK -> bytes)
+	// PerItem bills transactions per item as AWS does (attribute); false:
+	// as DynamoDB Local reports them.
+	PerItem bool
 	now   func() time.Time
 }
 
@@ -320,17 +333,27 @@ func NewMeter(target string, schema Schema) (*Meter, string, func(), error) {
 
 func newMeter(schema Schema) *Meter {
 	return &Meter{schema: schema, usage: map[string]map[Partition]Units{}, calls: map[string]map[string]int{},
-		spans: map[string]map[Partition]Span{}, known: map[[2]string]map[string]string{}, now: time.Now}
+		spans: map[string]map[Partition]Span{}, known: map[[2]string]map[string]string{}, sizes: map[[2]string]int{},
+		PerItem: true, now: time.Now}
 }
 
-// resolve fills the index keys an item's request did not show from what
-// earlier writes of the item showed, and remembers those it did show.
+// resolve fills the index keys and size an item's request did not show from
+// what earlier writes of the item showed, and remembers those it did show.
 func (m *Meter) resolve(ts []touch) {
-	for _, t := range ts {
-		if t.sk == "" || t.check {
+	for i := range ts {
+		t := &ts[i]
+		if t.sk == "" {
 			continue
 		}
 		id := [2]string{t.table.Key, t.sk}
+		if t.size > 0 {
+			m.sizes[id] = t.size
+		} else {
+			t.size = m.sizes[id]
+		}
+		if t.check {
+			continue
+		}
 		k := m.known[id]
 		if k == nil {
 			k = map[string]string{}
@@ -371,6 +394,7 @@ func (m *Meter) note(op string, body []byte, status int, encoding string, resBod
 	var r request
 	_ = json.Unmarshal(body, &r)
 	ts := m.schema.touches(op, r)
+	putSizes(op, body, ts)
 	var cc []consumed
 	failed := false
 	if status == http.StatusOK {
@@ -389,7 +413,7 @@ func (m *Meter) note(op string, body []byte, status int, encoding string, resBod
 	if !readOps[op] {
 		m.resolve(ts)
 	}
-	units := attribute(op, ts, cc, failed)
+	units := attribute(op, ts, cc, failed, m.PerItem)
 	m.last++
 	if m.phase == "" {
 		return
@@ -458,4 +482,84 @@ func (m *Meter) Usage(phase string) (map[Partition]Units, map[Partition]Span, ma
 		c[k] = v
 	}
 	return u, sp, c
+}
+
+// putSizes sets the size of each item a PutItem or a transaction's Put
+// writes (the transaction's touches are in the order of its items).
+func putSizes(op string, body []byte, ts []touch) {
+	switch op {
+	case "PutItem":
+		var r struct{ Item map[string]json.RawMessage }
+		if json.Unmarshal(body, &r) == nil && len(ts) == 1 {
+			ts[0].size = itemSize(r.Item)
+		}
+	case "TransactWriteItems":
+		var r struct {
+			TransactItems []struct{ Put *struct{ Item map[string]json.RawMessage } }
+		}
+		if json.Unmarshal(body, &r) != nil || len(r.TransactItems) != len(ts) {
+			return
+		}
+		for i, ti := range r.TransactItems {
+			if ti.Put != nil {
+				ts[i].size = itemSize(ti.Put.Item)
+			}
+		}
+	}
+}
+
+// itemSize is an item's size as DynamoDB counts it: each attribute's name
+// and value (strings and binaries by their bytes, numbers by about one
+// byte per two digits plus one, 3 bytes of overhead per list or map, 1 per
+// element of it, 1 for a boolean or null).
+func itemSize(item map[string]json.RawMessage) int {
+	n := 0
+	for name, raw := range item {
+		n += len(name) + valueSize(raw)
+	}
+	return n
+}
+
+func valueSize(raw json.RawMessage) int {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(raw, &v) != nil {
+		return 0
+	}
+	n := 0
+	for kind, x := range v {
+		switch kind {
+		case "S":
+			var s string
+			_ = json.Unmarshal(x, &s)
+			n += len(s)
+		case "B":
+			var b []byte
+			_ = json.Unmarshal(x, &b)
+			n += len(b)
+		case "N":
+			var s string
+			_ = json.Unmarshal(x, &s)
+			n += (len(s)+1)/2 + 1
+		case "BOOL", "NULL":
+			n++
+		case "SS", "NS", "BS":
+			var l []string
+			_ = json.Unmarshal(x, &l)
+			for _, s := range l {
+				n += len(s)
+			}
+		case "L":
+			var l []json.RawMessage
+			_ = json.Unmarshal(x, &l)
+			n += 3
+			for _, e := range l {
+				n += 1 + valueSize(e)
+			}
+		case "M":
+			var m map[string]json.RawMessage
+			_ = json.Unmarshal(x, &m)
+			n += 3 + itemSize(m) + len(m)
+		}
+	}
+	return n
 }
