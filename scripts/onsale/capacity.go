@@ -295,7 +295,7 @@ type Meter struct {
 	// PerItem bills transactions per item as AWS does (attribute); false:
 	// as DynamoDB Local reports them.
 	PerItem bool
-	now   func() time.Time
+	now     func() time.Time
 }
 
 // Span is the first and last time a partition was used in a phase.
@@ -495,7 +495,9 @@ func putSizes(op string, body []byte, ts []touch) {
 		}
 	case "TransactWriteItems":
 		var r struct {
-			TransactItems []struct{ Put *struct{ Item map[string]json.RawMessage } }
+			TransactItems []struct {
+				Put *struct{ Item map[string]json.RawMessage }
+			}
 		}
 		if json.Unmarshal(body, &r) != nil || len(r.TransactItems) != len(ts) {
 			return
