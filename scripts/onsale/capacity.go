@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -285,9 +286,12 @@ type Meter struct {
 	mu     sync.Mutex
 	phase  string
 	usage  map[string]map[Partition]Units // phase -> partition -> units
-	calls  map[string]map[string]int      // phase -> operation -> requests
-	spans  map[string]map[Partition]Span  // phase -> partition -> when it was used
-	last   int                            // requests so far (Quiet)
+	local  map[string]map[Partition]Units // the same, transactions billed as DynamoDB Local reports them
+	// txItems counts, per phase, the transactions each item ("PK SK") was in.
+	txItems map[string]map[string]int
+	calls   map[string]map[string]int     // phase -> operation -> requests
+	spans   map[string]map[Partition]Span // phase -> partition -> when it was used
+	last    int                           // requests so far (Quiet)
 	// index keys of the items written so far (PK, SK -> index -> key): an
 	// update that does not set them still writes the item's index entries.
 	known map[[2]string]map[string]string
@@ -333,6 +337,7 @@ func NewMeter(target string, schema Schema) (*Meter, string, func(), error) {
 
 func newMeter(schema Schema) *Meter {
 	return &Meter{schema: schema, usage: map[string]map[Partition]Units{}, calls: map[string]map[string]int{},
+		local: map[string]map[Partition]Units{}, txItems: map[string]map[string]int{},
 		spans: map[string]map[Partition]Span{}, known: map[[2]string]map[string]string{}, sizes: map[[2]string]int{},
 		PerItem: true, now: time.Now}
 }
@@ -420,8 +425,18 @@ func (m *Meter) note(op string, body []byte, status int, encoding string, resBod
 	}
 	if m.usage[m.phase] == nil {
 		m.usage[m.phase], m.calls[m.phase], m.spans[m.phase] = map[Partition]Units{}, map[string]int{}, map[Partition]Span{}
+		m.local[m.phase], m.txItems[m.phase] = map[Partition]Units{}, map[string]int{}
 	}
 	m.calls[m.phase][op]++
+	for p, u := range attribute(op, ts, cc, failed, false) {
+		x := m.local[m.phase][p]
+		m.local[m.phase][p] = Units{R: x.R + u.R, W: x.W + u.W}
+	}
+	if op == "TransactWriteItems" {
+		for _, t := range ts {
+			m.txItems[m.phase][t.table.Key+" "+t.sk]++
+		}
+	}
 	now := m.now()
 	for p, u := range units {
 		x := m.usage[m.phase][p]
@@ -484,84 +499,17 @@ func (m *Meter) Usage(phase string) (map[Partition]Units, map[Partition]Span, ma
 	return u, sp, c
 }
 
-// putSizes sets the size of each item a PutItem or a transaction's Put
-// writes (the transaction's touches are in the order of its items).
-func putSizes(op string, body []byte, ts []touch) {
-	switch op {
-	case "PutItem":
-		var r struct{ Item map[string]json.RawMessage }
-		if json.Unmarshal(body, &r) == nil && len(ts) == 1 {
-			ts[0].size = itemSize(r.Item)
-		}
-	case "TransactWriteItems":
-		var r struct {
-			TransactItems []struct {
-				Put *struct{ Item map[string]json.RawMessage }
-			}
-		}
-		if json.Unmarshal(body, &r) != nil || len(r.TransactItems) != len(ts) {
-			return
-		}
-		for i, ti := range r.TransactItems {
-			if ti.Put != nil {
-				ts[i].size = itemSize(ti.Put.Item)
-			}
-		}
-	}
+// LocalUsage is Usage's units with transactions billed as DynamoDB Local
+// reports them (the model's former rule).
+func (m *Meter) LocalUsage(phase string) map[Partition]Units {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.local[phase])
 }
 
-// itemSize is an item's size as DynamoDB counts it: each attribute's name
-// and value (strings and binaries by their bytes, numbers by about one
-// byte per two digits plus one, 3 bytes of overhead per list or map, 1 per
-// element of it, 1 for a boolean or null).
-func itemSize(item map[string]json.RawMessage) int {
-	n := 0
-	for name, raw := range item {
-		n += len(name) + valueSize(raw)
-	}
-	return n
-}
-
-func valueSize(raw json.RawMessage) int {
-	var v map[string]json.RawMessage
-	if json.Unmarshal(raw, &v) != nil {
-		return 0
-	}
-	n := 0
-	for kind, x := range v {
-		switch kind {
-		case "S":
-			var s string
-			_ = json.Unmarshal(x, &s)
-			n += len(s)
-		case "B":
-			var b []byte
-			_ = json.Unmarshal(x, &b)
-			n += len(b)
-		case "N":
-			var s string
-			_ = json.Unmarshal(x, &s)
-			n += (len(s)+1)/2 + 1
-		case "BOOL", "NULL":
-			n++
-		case "SS", "NS", "BS":
-			var l []string
-			_ = json.Unmarshal(x, &l)
-			for _, s := range l {
-				n += len(s)
-			}
-		case "L":
-			var l []json.RawMessage
-			_ = json.Unmarshal(x, &l)
-			n += 3
-			for _, e := range l {
-				n += 1 + valueSize(e)
-			}
-		case "M":
-			var m map[string]json.RawMessage
-			_ = json.Unmarshal(x, &m)
-			n += 3 + itemSize(m) + len(m)
-		}
-	}
-	return n
+// TxItems are the transactions of phase each item ("PK SK") was in.
+func (m *Meter) TxItems(phase string) map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.txItems[phase])
 }

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// TestItemContention: the shards of a tier that 1,024 orders share are
+// contended at their mean (8 transactions per item: 1/128 an order, healthy
+// to 6,400 orders/s); an order's own items (one per order, two
+// transactions each) are not; a single promo code item is, most.
+func TestItemContention(t *testing.T) {
+	tx := map[string]int{}
+	for i := range 1024 {
+		tx[fmt.Sprintf("ORD#ord_%012d META", i)] = 2
+	}
+	for sh := range 128 {
+		tx[fmt.Sprintf("STK#evt_onsale0001#test#%d T#-#tier_ga", sh)] = 7 + 2*(sh%2) // 8 on average
+	}
+	tx["STK#evt_onsale0001#test P#SUMMER"] = 128
+	cs := ItemContention(tx, 1024)
+	if len(cs) != 2 {
+		t.Fatalf("%+v, want the promo code and the shards", cs)
+	}
+	if cs[0].Shape != "STK#{evt}#test P#SUMMER" || cs[0].PerItem != 0.125 || cs[0].Ceiling() != 400 {
+		t.Errorf("promo: %+v (ceiling %.0f), want 1/8 an order, healthy to 400 orders/s", cs[0], cs[0].Ceiling())
+	}
+	if cs[1].Items != 128 || math.Abs(cs[1].PerItem-1.0/128) > 1e-9 || math.Abs(cs[1].Ceiling()-6400) > 1e-6 {
+		t.Errorf("shards: %+v (ceiling %.0f), want 128 items at 1/128 an order, healthy to 6,400 orders/s", cs[1], cs[1].Ceiling())
+	}
+}
+
+// TestMeanShards: the shards of one shape carry their mean; a key of its
+// own and a rolling window keep theirs.
+func TestMeanShards(t *testing.T) {
+	hot := []Load{
+		{Partition: Partition{Key: "RL#k#1"}, PerOp: map[string]Units{"read": {R: 0.3}}},
+		{Partition: Partition{Key: "RL#k#2"}, PerOp: map[string]Units{"read": {R: 0.1}}},
+		{Partition: Partition{Key: "WHES#org"}, PerOp: map[string]Units{"order": {W: 0.5}}},
+		{Partition: Partition{Key: "W#{n} (rolling)"}, PerOp: map[string]Units{"order": {W: 0.7}}},
+	}
+	got := MeanShards(hot)
+	if got[0].PerOp["read"].R != 0.2 || got[1].PerOp["read"].R != 0.2 {
+		t.Errorf("shards: %v %v, want 0.2 each", got[0].PerOp, got[1].PerOp)
+	}
+	if got[2].PerOp["order"].W != 0.5 || got[3].PerOp["order"].W != 0.7 {
+		t.Errorf("single and rolling: %v %v", got[2].PerOp, got[3].PerOp)
+	}
+	if c, _ := Ceiling(got, "read"); math.Abs(c-15000) > 1e-6 {
+		t.Errorf("read ceiling %.0f, want 15,000 (3,000 RCU / 0.2)", c)
+	}
+}
