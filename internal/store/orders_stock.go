@@ -141,7 +141,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			if conflicts++; conflicts >= 2*txAttempts {
 				return fmt.Errorf("%s %s: %w: %w", op, o.ID, ticketing.ErrContended, err)
 			}
-			paused, err := s.avoidHeld(ctx, o, ev, tx, err, pauses)
+			paused, err := avoidHeld(ctx, s.core, o, ev, tx, err, pauses)
 			if err != nil {
 				return err
 			}
@@ -179,14 +179,14 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 // moves to another shard with room (as far as this process knows); when an
 // item other than a shard or a tally item was held, or no line could move,
 // it waits as transact waits before its attempt+1, and reports that it did.
-func (s *Orders) avoidHeld(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int) (bool, error) {
+func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int) (bool, error) {
 	stuck := false
 	for _, i := range conflicted(err) {
 		if i >= len(tx.items) {
 			continue
 		}
 		if ref, isStock := tx.stock[i]; isStock {
-			stuck = stuck || ref.shard < 0 || !s.moveLine(o, ev, ref.line, ref.shard)
+			stuck = stuck || ref.shard < 0 || !moveLine(&s.shardHints, o, ev, ref.line, ref.shard)
 			continue
 		}
 		stuck = stuck || !isTally(tx.items[i])
@@ -194,7 +194,7 @@ func (s *Orders) avoidHeld(ctx context.Context, o *ticketing.Order, ev *ticketin
 	if !stuck {
 		return false, nil
 	}
-	return true, s.conflictPause(ctx, attempt)
+	return true, conflictPause(ctx, s.conflictWait, attempt)
 }
 
 // isTally reports a sales-tally update (its shard is picked anew each time a
@@ -210,7 +210,7 @@ func isTally(it types.TransactWriteItem) bool {
 // moveLine plans line i again from a random shard other than busy, on the
 // shard levels this process saw last (none: every shard has room; the
 // transaction's conditions decide). It reports whether the line moved.
-func (s *Orders) moveLine(o *ticketing.Order, ev *ticketing.Event, i, busy int) bool {
+func moveLine(hints *shardHints, o *ticketing.Order, ev *ticketing.Event, i, busy int) bool {
 	l := &o.Lines[i]
 	t, ok := ev.Tier(l.TierID)
 	if !ok {
@@ -221,7 +221,7 @@ func (s *Orders) moveLine(o *ticketing.Order, ev *ticketing.Event, i, busy int) 
 		return false
 	}
 	start := (busy + 1 + ticketing.RandomShard(len(caps)-1)) % len(caps)
-	takes, ok := ticketing.PlanTake(caps, s.shardHints.get(hintKey(o, l.TierID)), l.Quantity, start)
+	takes, ok := ticketing.PlanTake(caps, hints.get(hintKey(o, l.TierID)), l.Quantity, start)
 	if !ok || len(takes) == 1 && takes[0].Shard == busy {
 		return false
 	}

@@ -104,7 +104,7 @@ func (s *core) transact(ctx context.Context, op string, items []types.TransactWr
 		if failed, _ := failedItems(err); len(failed) > 0 || !txConflict(err) {
 			return err
 		}
-		if err := s.conflictPause(ctx, attempt); err != nil {
+		if err := conflictPause(ctx, s.conflictWait, attempt); err != nil {
 			return err
 		}
 	}
@@ -133,8 +133,7 @@ func (s *DB) SetConflictWait(d time.Duration) { s.conflictWait = d }
 // conflictPause waits before attempt+1 of a transaction cancelled for a
 // conflict: 5 ms (SetConflictWait) doubled each attempt, jittered by half
 // either way.
-func (s *core) conflictPause(ctx context.Context, attempt int) error {
-	base := s.conflictWait
+func conflictPause(ctx context.Context, base time.Duration, attempt int) error {
 	if base <= 0 {
 		base = 5 * time.Millisecond
 	}
