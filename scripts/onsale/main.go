@@ -151,7 +151,10 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	fmt.Println("==> The old rules: one partition's limits, transactions billed as DynamoDB Local reports them, each shard's sampled load")
 	oldHot, oldSpread := Split(old)
 	oldCeil := Report(io.Discard, oldHot, oldSpread, rates, names, labels)
-	fmt.Printf("    ceiling: %s orders/s, %s availability reads/s\n", rate(oldCeil[phaseOrder]), rate(oldCeil[phaseRead]))
+	_, oldAt := Ceiling(oldHot, phaseOrder)
+	_, oldReadAt := Ceiling(oldHot, phaseRead)
+	fmt.Printf("    ceiling: %s orders/s (first full: %s), %s availability reads/s (first full: %s)\n",
+		rate(oldCeil[phaseOrder]), oldAt.Partition, rate(oldCeil[phaseRead]), oldReadAt.Partition)
 	fmt.Println("==> The honest rules: transactions billed per item, each shard at its shape's mean load, transactions per item, the whole system")
 	hot, spread := Split(phases)
 	hot = MeanShards(hot)

@@ -31,6 +31,9 @@ const (
 	// WebhookDomainRate and WebhookGlobalRate are the outbound webhook
 	// limits' defaults (TIX_WEBHOOK_DOMAIN_RATE, TIX_WEBHOOK_GLOBAL_RATE).
 	WebhookDomainRate, WebhookGlobalRate = 25, 500
+	// ShardHintSeconds is how long a process trusts the stock shard levels
+	// it read (store.shardHintTTL).
+	ShardHintSeconds = 2.0
 )
 
 // Traffic is what a real order does beyond the measured run's calls, and
@@ -56,30 +59,39 @@ type Contention struct {
 // transactions a second.
 func (c Contention) Ceiling() float64 { return HealthyItemRate / c.PerItem }
 
-var itemNumber = regexp.MustCompile(`\d+`)
+var (
+	itemNumber = regexp.MustCompile(`\d+`)
+	itemIP     = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`)
+)
 
 // ItemContention groups the items that transactions touched (tx: "PK SK" ->
-// transactions) by shape, leaves out the shapes of one item per operation
-// (at least half as many items as operations, each in at most 4
-// transactions: an order's own items), and gives the others' mean
-// transactions per operation and item, most contended first.
+// transactions) by shape and gives the mean transactions per operation and
+// item of the shapes many operations share, most contended first. A shape
+// is shared when its items differ only by numbers (the shards of a counter,
+// of a tally, a time window) or it has one item (a promo code); items that
+// differ by an id are an operation's own (an order, its key's record, its
+// timer), and per-client counters (an IP in the key) are one client's: its
+// rate is its per-IP budget (TIX_RATE_IP_WRITES, 60 a minute).
 func ItemContention(tx map[string]int, ops int) []Contention {
-	type agg struct{ items, total, most int }
+	type agg struct {
+		items, total int
+		names        map[string]bool // the keys with their numbers masked
+	}
 	shapes := map[string]*agg{}
 	for k, n := range tx {
 		s := Shape(Partition{Key: k})
 		a := shapes[s]
 		if a == nil {
-			a = &agg{}
+			a = &agg{names: map[string]bool{}}
 			shapes[s] = a
 		}
 		a.items++
 		a.total += n
-		a.most = max(a.most, n)
+		a.names[itemNumber.ReplaceAllString(itemIP.ReplaceAllString(k, "{ip}"), "{n}")] = true
 	}
 	var out []Contention
 	for s, a := range shapes {
-		if a.items*2 >= ops && a.most <= 4 {
+		if len(a.names) > 1 || strings.Contains(s, "{ip}") {
 			continue
 		}
 		out = append(out, Contention{Shape: s, Items: a.items, PerItem: float64(a.total) / float64(a.items) / float64(ops)})
@@ -181,13 +193,17 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 		}
 	}
 	partitions := math.Max(math.Ceil(n.TableWrites/PartitionWCU), math.Ceil(n.TableReads/PartitionRCU))
-	busy := 0.0
+	warm := 0 // keys over half a partition's limits: two of them together pass it
 	for _, l := range hot {
 		u := l.At(rates)
-		busy += math.Max(u.W/PartitionWCU, u.R/PartitionRCU)
+		if math.Max(u.W/PartitionWCU, u.R/PartitionRCU) > 0.5 {
+			warm++
+		}
 	}
-	fmt.Fprintf(w, "==> Hot keys sharing a partition: warmed to the rate the table has at least %.0f partitions; the hot keys fill %.2f partitions' worth.\n", partitions, busy)
-	fmt.Fprintf(w, "    DynamoDB splits a partition whose keys together pass its limits (split for heat); until then two hot keys hashed together throttle at their sum.\n")
+	pairs := float64(warm*(warm-1)) / 2
+	fmt.Fprintf(w, "==> Hot keys sharing a partition: %d keys above half a partition's limits; warmed to the rate the table has at least %.0f partitions:\n", warm, partitions)
+	fmt.Fprintf(w, "    %.0f%% odds that two of them hash to one partition, which throttles at their sum until DynamoDB splits it for heat\n",
+		100*(1-math.Exp(-pairs/math.Max(partitions, 1))))
 	n.Orders = ro * (tr.OrderLatency + tr.LiveShare*tr.BankLatency)
 	n.Catalog = rr * tr.ReadLatency
 	n.APIRate = ro*(2+tr.Polls) + rr + rates[phaseHold]
@@ -204,8 +220,8 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	}
 	fmt.Fprintf(w, "==> Webhooks: %.0f order.paid/s to the organizer's endpoint; at the default %d/s per host (%d/s in all) a %.0f-minute rush leaves the last one %.0f minutes late\n",
 		ro, WebhookDomainRate, WebhookGlobalRate, tr.Minutes, lag/60)
-	fmt.Fprintf(w, "==> Sell-out: a refused order reads its idempotency key only; each process re-reads a tier's shards once a second (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
-		n.Orders, n.Orders)
+	fmt.Fprintf(w, "==> Sell-out: a refused order reads its idempotency key only; each process re-reads a tier's shards once every %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
+		ShardHintSeconds, n.Orders, n.Orders/ShardHintSeconds)
 	return n
 }
 

@@ -13,7 +13,8 @@ import (
 func TestItemContention(t *testing.T) {
 	tx := map[string]int{}
 	for i := range 1024 {
-		tx[fmt.Sprintf("ORD#ord_%012d META", i)] = 2
+		id := string([]byte{byte('a' + i%26), byte('a' + i/26%26), byte('a' + i/676%26)})
+		tx["ORD#ord_"+id+"qwertyuiop META"] = 2
 	}
 	for sh := range 128 {
 		tx[fmt.Sprintf("STK#evt_onsale0001#test#%d T#-#tier_ga", sh)] = 7 + 2*(sh%2) // 8 on average
@@ -49,5 +50,20 @@ func TestMeanShards(t *testing.T) {
 	}
 	if c, _ := Ceiling(got, "read"); math.Abs(c-15000) > 1e-6 {
 		t.Errorf("read ceiling %.0f, want 15,000 (3,000 RCU / 0.2)", c)
+	}
+}
+
+// TestItemContention_OwnItemsAndClients: items that differ by an id (each
+// order's) and per-client counters are left out, however few the orders;
+// the quarter items of a tally are shared.
+func TestItemContention_OwnItemsAndClients(t *testing.T) {
+	tx := map[string]int{
+		"ORD#ord_AbCdEfGhIjKl META": 6, "ORD#ord_ZyXwVuTsRqPo META": 6,
+		"CAP#org_onsale#test#127.1.0.1#evt_onsale CAP": 9, "CAP#org_onsale#test#127.1.0.2#evt_onsale CAP": 9,
+		"TALLY#org_onsale#test#3 Q#2026-11-26T06:00": 2, "TALLY#org_onsale#test#9 Q#2026-11-26T06:15": 2,
+	}
+	cs := ItemContention(tx, 2)
+	if len(cs) != 1 || cs[0].Items != 2 || cs[0].PerItem != 1 {
+		t.Fatalf("%+v, want only the tally's two items, 1 transaction an order each", cs)
 	}
 }
