@@ -154,14 +154,14 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	_, oldAt := Ceiling(oldHot, phaseOrder)
 	_, oldReadAt := Ceiling(oldHot, phaseRead)
 	fmt.Printf("    ceiling: %s orders/s (first full: %s), %s availability reads/s (first full: %s)\n",
-		rate(oldCeil[phaseOrder]), oldAt.Partition, rate(oldCeil[phaseRead]), oldReadAt.Partition)
+		rate(oldCeil[phaseOrder]), partitionOf(oldAt), rate(oldCeil[phaseRead]), partitionOf(oldReadAt))
 	fmt.Println("==> The honest rules: transactions billed per item, each shard at its shape's mean load, transactions per item, the whole system")
 	hot, spread := Split(phases)
 	hot = MeanShards(hot)
 	ceil := Report(os.Stdout, hot, spread, rates, names, labels)
 	res := &result{reads: clamp(ceil[phaseRead]), oldOrders: clamp(oldCeil[phaseOrder]), oldReads: clamp(oldCeil[phaseRead])}
 	_, at := Ceiling(hot, phaseOrder)
-	res.orders, res.binding = clamp(ceil[phaseOrder]), "partition "+at.Partition.String()+" (1,000 WCU/s, 3,000 RCU/s)"
+	res.orders, res.binding = clamp(ceil[phaseOrder]), "partition "+partitionOf(at)+" (1,000 WCU/s, 3,000 RCU/s)"
 	for _, ph := range []string{phaseOrder, phaseHold} {
 		cs := ItemContention(meter.TxItems(ph), max(ops[ph], 1))
 		fmt.Printf("==> Items in many %ss' transactions (healthy at %.0f transactions/s each)\n", ph, HealthyItemRate)
@@ -178,6 +178,14 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	}
 	PrintNeeds(os.Stdout, System(os.Stdout, totals, rates, hot, tr))
 	return res
+}
+
+// partitionOf names a load's partition ("none" for no load).
+func partitionOf(l *Load) string {
+	if l == nil {
+		return "none"
+	}
+	return l.Partition.String()
 }
 
 // The two operations of the model.

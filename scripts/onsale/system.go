@@ -89,6 +89,16 @@ func ItemContention(tx map[string]int, ops int) []Contention {
 		a.total += n
 		a.names[itemNumber.ReplaceAllString(itemIP.ReplaceAllString(k, "{ip}"), "{n}")] = true
 	}
+	for s, a := range shapes {
+		// A counter's shard 0 is its unsharded key (STK#<event>#<env> beside
+		// STK#<event>#<env>#<n>): one of the shards.
+		pk, sk, _ := strings.Cut(s, " ")
+		if b := shapes[pk+"#{n} "+sk]; a.items == 1 && b != nil && len(b.names) == 1 {
+			b.items++
+			b.total += a.total
+			delete(shapes, s)
+		}
+	}
 	var out []Contention
 	for s, a := range shapes {
 		if len(a.names) > 1 || strings.Contains(s, "{ip}") {

@@ -19,6 +19,9 @@ func TestItemContention(t *testing.T) {
 	for sh := range 128 {
 		tx[fmt.Sprintf("STK#evt_onsale0001#test#%d T#-#tier_ga", sh)] = 7 + 2*(sh%2) // 8 on average
 	}
+	tx["STK#evt_onsale0001#test#0 T#-#tier_ga"] = 0 // shard 0 is the tier's unsharded key
+	delete(tx, "STK#evt_onsale0001#test#0 T#-#tier_ga")
+	tx["STK#evt_onsale0001#test T#-#tier_ga"] = 7
 	tx["STK#evt_onsale0001#test P#SUMMER"] = 128
 	cs := ItemContention(tx, 1024)
 	if len(cs) != 2 {
