@@ -110,16 +110,13 @@ func ItemContention(tx map[string]int, ops int) []Contention {
 	return out
 }
 
-// MeanShards gives each partition of a fixed shape with several keys (the
-// shards of a counter, of an index) the shape's mean load: a random or
+// MeanShards gives each partition of a shape with several keys (the shards
+// of a counter, of an index, of a windowed counter) the shape's mean load: a random or
 // hashed choice spreads the load evenly at the rate, and the fullest shard
 // of a short run is sampling noise, not a limit.
 func MeanShards(hot []Load) []Load {
-	groups := map[string][]int{}
+	groups := map[string][]int{} // the shards of a windowed counter are rolling groups of one shape
 	for i, l := range hot {
-		if strings.HasSuffix(l.Partition.Key, "(rolling)") {
-			continue
-		}
 		s := Shape(l.Partition)
 		groups[s] = append(groups[s], i)
 	}
