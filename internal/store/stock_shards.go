@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -60,19 +61,21 @@ func (s *Orders) lineGiveBack(o *ticketing.Order, l ticketing.OrderLine) []types
 }
 
 // shardHintTTL is how long the shard levels of a tier read after a refusal
-// steer the process's next orders of that tier away from full shards (and
-// refuse those for more than is left): in a sell-out each process reads
-// every shard once per shardHintTTL, so 1,500 processes read each shard
-// partition 750 times a second (strongly consistent: 750 RCU/s of its 3,000).
+// steer the process's next orders of that tier: in a sell-out each process
+// reads every shard once per shardHintTTL, so 1,500 processes read each
+// shard partition 750 times a second (strongly consistent: 750 RCU/s of its
+// 3,000).
 const shardHintTTL = 2 * time.Second
 
-// shardHints remember, per tier, the shard levels read last. They choose
-// which shard an order tries first (the transaction's conditions decide),
-// and an order for more than they show left is refused without a
-// transaction: in a sell-out, a refused order then costs no write and no
-// read of every shard, except the first one of each process each
-// shardHintTTL. Stock given back in another process is seen within
-// shardHintTTL, as a cached availability read sees it.
+// shardHints remember, per tier, the shard levels read last, raised by the
+// refusals seen since. They choose which shard an order tries first (the
+// transaction's conditions decide), and after a shard refuses a line they
+// plan it again without reading every shard: a line for more than they show
+// left is refused then. In a sell-out a refused order costs its refused
+// transaction and no read of the shards, but the first refusal of each
+// process each shardHintTTL. Stock given back in another process is seen
+// within shardHintTTL, as a cached availability read sees it; given back in
+// this one, at once.
 type shardHints struct {
 	mu     sync.Mutex
 	levels map[string]shardHint
@@ -102,6 +105,21 @@ func (h *shardHints) forget(key string) {
 	delete(h.levels, key)
 }
 
+// refused raises shard's level in a fresh hint to at least where take did
+// not fit under its cap, and returns the levels (nil: no fresh hint).
+func (h *shardHints) refused(key string, shard, shardCap, take int) []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hint, ok := h.levels[key]
+	if !ok || time.Since(hint.at) >= shardHintTTL || shard >= len(hint.sold) {
+		return nil
+	}
+	sold := slices.Clone(hint.sold)
+	sold[shard] = max(sold[shard], shardCap-take+1)
+	h.levels[key] = shardHint{sold: sold, at: hint.at}
+	return sold
+}
+
 func (h *shardHints) put(key string, sold []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -113,8 +131,8 @@ func (h *shardHints) put(key string, sold []int) {
 
 // planShards chooses each tier line's shards before the first attempt: one
 // shard picked at random among those not lately seen full, so that
-// concurrent orders spread out. A line for more than the tier's shards were
-// lately seen to hold is a *StockError at once.
+// concurrent orders spread out (a tier the hints show sold out is tried
+// anyway: the transaction decides).
 func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 	for i := range o.Lines {
 		l := &o.Lines[i]
@@ -127,9 +145,8 @@ func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 		}
 		caps := ticketing.TierShardCaps(ev, t.Capacity)
 		start := ticketing.RandomShard(len(caps))
-		hint := s.shardHints.get(hintKey(o, l.TierID))
-		takes, ok := ticketing.PlanTake(caps, hint, l.Quantity, start)
-		if !ok && hint == nil {
+		takes, ok := ticketing.PlanTake(caps, s.shardHints.get(hintKey(o, l.TierID)), l.Quantity, start)
+		if !ok {
 			takes, ok = ticketing.PlanTake(caps, nil, l.Quantity, start)
 		}
 		if !ok {
@@ -140,19 +157,29 @@ func (s *Orders) planShards(o *ticketing.Order, ev *ticketing.Event) error {
 	return nil
 }
 
-// replanLine reads the shards of line i's tier after one of them refused it,
-// and plans the line again from the shard after the one that refused: onto
-// one shard with room, or over several when the stock is fragmented. A tier
-// with fewer units left than the line wants is a *StockError.
+// replanLine plans line i again after shard refused it, from the shard
+// after it: onto one shard with room, or over several when the stock is
+// fragmented. It plans on the process's fresh hint (the refused shard
+// counted as full for what it refused), else on a read of the tier's
+// shards. A tier with fewer units left than the line wants is a *StockError.
 func (s *Orders) replanLine(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, i, refused int) error {
 	l := &o.Lines[i]
 	t, _ := ev.Tier(l.TierID)
 	caps := ticketing.TierShardCaps(ev, t.Capacity)
-	sold, err := s.readShards(ctx, o, l.TierID, len(caps))
-	if err != nil {
-		return err
+	key, take := hintKey(o, l.TierID), l.Quantity
+	for _, tk := range l.Takes() {
+		if tk.Shard == refused {
+			take = tk.Quantity
+		}
 	}
-	s.shardHints.put(hintKey(o, l.TierID), sold)
+	sold := s.shardHints.refused(key, refused, caps[min(refused, len(caps)-1)], take)
+	if sold == nil {
+		var err error
+		if sold, err = s.readShards(ctx, o, l.TierID, len(caps)); err != nil {
+			return err
+		}
+		s.shardHints.put(key, sold)
+	}
 	takes, ok := ticketing.PlanTake(caps, sold, l.Quantity, refused+1)
 	if !ok {
 		return &ticketing.StockError{Index: i, KeyFree: true} // after a transaction that found the key free

@@ -227,7 +227,7 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	}
 	fmt.Fprintf(w, "==> Webhooks: %.0f order.paid/s to the organizer's endpoint; at the default %d/s per host (%d/s in all) a %.0f-minute rush leaves the last one %.0f minutes late\n",
 		ro, WebhookDomainRate, WebhookGlobalRate, tr.Minutes, lag/60)
-	fmt.Fprintf(w, "==> Sell-out: a refused order reads its idempotency key only; each process re-reads a tier's shards once every %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
+	fmt.Fprintf(w, "==> Sell-out: a refused order costs its refused transaction, no read of the shards but each process's first each %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
 		ShardHintSeconds, n.Orders, n.Orders/ShardHintSeconds)
 	return n
 }

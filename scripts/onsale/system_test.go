@@ -43,8 +43,8 @@ func TestMeanShards(t *testing.T) {
 		{Partition: Partition{Key: "RL#k#2"}, PerOp: map[string]Units{"read": {R: 0.1}}},
 		{Partition: Partition{Key: "WHES#org"}, PerOp: map[string]Units{"order": {W: 0.5}}},
 		{Partition: Partition{Key: "W#{n} (rolling)"}, PerOp: map[string]Units{"order": {W: 0.7}}},
-		{Partition: Partition{Key: "RL#k#read#{n}#s1 (rolling)"}, PerOp: map[string]Units{"read": {W: 0.4}}},
-		{Partition: Partition{Key: "RL#k#read#{n}#s2 (rolling)"}, PerOp: map[string]Units{"read": {W: 0.2}}},
+		{Partition: Partition{Key: "RL#k#read#{n}#s1 (rolling)"}, PerOp: map[string]Units{"read": {R: 0.3}}},
+		{Partition: Partition{Key: "RL#k#read#{n}#s2 (rolling)"}, PerOp: map[string]Units{"read": {R: 0.1}}},
 	}
 	got := MeanShards(hot)
 	if got[0].PerOp["read"].R != 0.2 || got[1].PerOp["read"].R != 0.2 {
@@ -53,8 +53,8 @@ func TestMeanShards(t *testing.T) {
 	if got[2].PerOp["order"].W != 0.5 || got[3].PerOp["order"].W != 0.7 {
 		t.Errorf("single and rolling: %v %v", got[2].PerOp, got[3].PerOp)
 	}
-	if w := got[4].PerOp["read"].W; math.Abs(w-0.3) > 1e-9 || got[5].PerOp["read"].W != w {
-		t.Errorf("shards of a windowed counter: %v %v, want 0.3 each", got[4].PerOp, got[5].PerOp)
+	if r := got[4].PerOp["read"].R; math.Abs(r-0.2) > 1e-9 || got[5].PerOp["read"].R != r {
+		t.Errorf("shards of a windowed counter: %v %v, want 0.2 each", got[4].PerOp, got[5].PerOp)
 	}
 	if c, _ := Ceiling(got, "read"); math.Abs(c-15000) > 1e-6 {
 		t.Errorf("read ceiling %.0f, want 15,000 (3,000 RCU / 0.2)", c)
