@@ -14,6 +14,8 @@ import (
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/ticketing/ticketingtest"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // The on-sale at the model's rate, with DynamoDB's transaction conflicts:
@@ -130,4 +132,42 @@ func onsaleOrder(ctx context.Context, st *store.Store, ev *ticketing.Event, now 
 		return fmt.Errorf("pay %s: %w", id, err)
 	}
 	return nil
+}
+
+// In a sell-out a refused order does not read every shard of its tier: the
+// first refusal reads them, the next ones (within the shard levels' 2 s)
+// plan on what it read; stock this process gives back is seen at once.
+func TestSellOutRefusalsReadTheShardsOnce(t *testing.T) {
+	r := newLateRace(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	reads := 0
+	r.st.OnCapacity(func(op string, _ *types.ConsumedCapacity) {
+		if op == "ReadShards" {
+			mu.Lock()
+			reads++
+			mu.Unlock()
+		}
+	})
+	first := r.order(ticketingtest.GACap, "")
+	if err := r.st.Orders.CreateOrder(ctx, first, r.e, r.now); err != nil {
+		t.Fatal(err)
+	}
+	var se *ticketing.StockError
+	for i := range 5 {
+		if err := r.st.Orders.CreateOrder(ctx, r.order(1, ""), r.e, r.now); !errors.As(err, &se) {
+			t.Fatalf("order %d after the sell-out: %v, want a stock error", i, err)
+		}
+	}
+	if reads != 1 {
+		t.Fatalf("5 refused orders read the shards %d times, want once", reads)
+	}
+	c := *first
+	c.Status, c.CancelReason = ticketing.OrderCancelled, "expired"
+	if err := r.st.Orders.CancelOrder(ctx, &c, r.event(ticketing.EventOrderCancelled, &c), first.ExpiresAt, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.st.Orders.CreateOrder(ctx, r.order(1, ""), r.e, r.now); err != nil {
+		t.Fatalf("an order after the stock came back: %v", err)
+	}
 }
