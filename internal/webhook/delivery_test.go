@@ -206,6 +206,12 @@ func checkSigned(t *testing.T, e received, secrets ...string) {
 		if err := webhook.Verify(header, e.Body, s, time.Now(), webhook.Tolerance); err != nil {
 			t.Errorf("%s of %s: signature %q does not verify with %s: %v", e.Env.Type, e.Order.ID, header, s[:10], err)
 		}
+		if err := goStandardVerify(t, s, e.Header, e.Body); err != nil {
+			t.Errorf("%s of %s: the Standard Webhooks headers do not verify with %s: %v", e.Env.Type, e.Order.ID, s[:10], err)
+		}
+	}
+	if got := e.Header.Get(webhook.StandardIDHeader); got != e.Env.ID {
+		t.Errorf("webhook-id %q, envelope id %q", got, e.Env.ID)
 	}
 	if !strings.HasPrefix(e.Env.ID, "evt_") || e.Env.APIVersion != "2026-06-01" || e.Env.Livemode || e.Env.CreatedAt.IsZero() {
 		t.Errorf("envelope: %+v", e.Env)
@@ -341,6 +347,14 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 		t.Fatalf("header %q: want two v1 signatures", header)
 	}
 	checkSigned(t, e, oldSecret, newSecret)
+	if std := e.Header.Get(webhook.StandardSignatureHeader); strings.Count(std, "v1,") != 2 {
+		t.Fatalf("webhook-signature %q: want two v1 signatures", std)
+	}
+	for _, s := range []string{oldSecret, newSecret} {
+		if ok := nodeStandardVerify(t, s, []http.Header{e.Header}, [][]byte{e.Body}); !ok[0] {
+			t.Errorf("npm standardwebhooks refuses the delivery with the %s secret during the rotation", s[:10])
+		}
+	}
 
 	// After the overlap only the new secret signs.
 	h.a.Webhooks.Settings.RotationOverlap = 0
@@ -350,6 +364,12 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	checkSigned(t, e, newSecret)
 	if err := webhook.Verify(e.Header.Get(webhook.SignatureHeader), e.Body, oldSecret, time.Now(), webhook.Tolerance); err == nil {
 		t.Error("the old secret still verifies after the overlap")
+	}
+	if err := goStandardVerify(t, oldSecret, e.Header, e.Body); err == nil {
+		t.Error("the old secret still verifies the Standard Webhooks headers after the overlap")
+	}
+	if ok := nodeStandardVerify(t, oldSecret, []http.Header{e.Header}, [][]byte{e.Body}); ok[0] {
+		t.Error("npm standardwebhooks accepts the old secret after the overlap")
 	}
 }
 

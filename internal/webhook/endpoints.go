@@ -263,7 +263,7 @@ func (s *Service) post(ctx context.Context, ep *Endpoint, typ string, data any) 
 	if err != nil {
 		return "", Result{}, err
 	}
-	return env.ID, s.Sender.Post(ctx, ep.Environment == ticketing.EnvLive, ep.URL, body, Sign(now, body, secrets...)), nil
+	return env.ID, s.Sender.Post(ctx, ep.Environment == ticketing.EnvLive, ep.URL, body, SignAll(env.ID, now, body, secrets...)), nil
 }
 
 // VerifyEndpoint proves ownership: it sends endpoint.verify with a nonce,

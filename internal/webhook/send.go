@@ -169,10 +169,10 @@ type sendError struct {
 func (e *sendError) Error() string { return e.text }
 func (e *sendError) Unwrap() error { return e.cause }
 
-// Post sends body to url with the signature header, for a live endpoint or a
+// Post sends body to url with the signature headers, for a live endpoint or a
 // test one (only a test one may reach loopback, and only with AllowLoopback). url is expected
 // to have passed ValidateURL when the endpoint was saved.
-func (s *Sender) Post(ctx context.Context, live bool, url string, body []byte, signature string) Result {
+func (s *Sender) Post(ctx context.Context, live bool, url string, body []byte, sig Signature) Result {
 	start := time.Now()
 	c := s.test
 	if live {
@@ -184,7 +184,7 @@ func (s *Sender) Post(ctx context.Context, live bool, url string, body []byte, s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", s.userAgent)
-	req.Header.Set(SignatureHeader, signature)
+	sig.set(req.Header)
 
 	resp, err := c.Do(req)
 	if err != nil {

@@ -48,7 +48,7 @@ func TestPostOK(t *testing.T) {
 	defer srv.Close()
 
 	s := NewSender(SenderOptions{AllowLoopback: true})
-	res := s.Post(context.Background(), false, srv.URL+"/hook", []byte(`{"id":"evt_1"}`), "t=1,v1=ab")
+	res := s.Post(context.Background(), false, srv.URL+"/hook", []byte(`{"id":"evt_1"}`), Signature{Tix: "t=1,v1=ab"})
 	if !res.OK() || res.Err != nil || res.StatusCode != 202 || string(res.Body) != `{"nonce":"n_1"}` || res.ErrorText() != "" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -61,7 +61,7 @@ func TestPostOK(t *testing.T) {
 
 	// A custom user agent.
 	s2 := NewSender(SenderOptions{AllowLoopback: true, UserAgent: "custom/2"})
-	if res := s2.Post(context.Background(), false, srv.URL, nil, "x"); !res.OK() || got.ua != "custom/2" {
+	if res := s2.Post(context.Background(), false, srv.URL, nil, Signature{Tix: "x"}); !res.OK() || got.ua != "custom/2" {
 		t.Fatalf("ua %q %+v", got.ua, res)
 	}
 }
@@ -71,7 +71,7 @@ func TestPostServerError(t *testing.T) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	}))
 	defer srv.Close()
-	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, srv.URL, []byte(`{}`), Signature{})
 	if res.OK() || res.Err != nil || res.StatusCode != 500 || res.ErrorText() != "HTTP 500" || !strings.Contains(string(res.Body), "boom") {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -85,7 +85,7 @@ func TestPostRedirectNotFollowed(t *testing.T) {
 		src := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, dst.URL+"/elsewhere", code)
 		}))
-		res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, src.URL, []byte(`{}`), "")
+		res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, src.URL, []byte(`{}`), Signature{})
 		src.Close()
 		want := "redirect not followed (" + strconv.Itoa(code) + " to " + dst.URL + "/elsewhere)"
 		if res.OK() || res.StatusCode != code || !errors.Is(res.Err, ErrRedirect) || res.ErrorText() != want {
@@ -108,7 +108,7 @@ func TestPostTimeout(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	start := time.Now()
-	res := NewSender(SenderOptions{AllowLoopback: true, Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
+	res := NewSender(SenderOptions{AllowLoopback: true, Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), Signature{})
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("took %v", el)
 	}
@@ -130,7 +130,7 @@ func TestPostTimeoutWhileReadingBody(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	res := NewSender(SenderOptions{AllowLoopback: true, Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), "")
+	res := NewSender(SenderOptions{AllowLoopback: true, Timeout: 150 * time.Millisecond}).Post(context.Background(), false, srv.URL, []byte(`{}`), Signature{})
 	if res.OK() || res.StatusCode != 200 || res.ErrorText() != "reading the response: timeout after 150ms" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -142,11 +142,11 @@ func TestPostBodyTruncated(t *testing.T) {
 		_, _ = io.WriteString(w, big)
 	}))
 	defer srv.Close()
-	res := NewSender(SenderOptions{AllowLoopback: true, MaxResponseBytes: 100}).Post(context.Background(), false, srv.URL, nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true, MaxResponseBytes: 100}).Post(context.Background(), false, srv.URL, nil, Signature{})
 	if !res.OK() || len(res.Body) != 100 || string(res.Body) != big[:100] {
 		t.Fatalf("result %d %+v", len(res.Body), res.Err)
 	}
-	res = NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, srv.URL, nil, "")
+	res = NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, srv.URL, nil, Signature{})
 	if !res.OK() || len(res.Body) != 4096 {
 		t.Fatalf("default limit: %d", len(res.Body))
 	}
@@ -161,7 +161,7 @@ func TestPostBodyTruncated(t *testing.T) {
 	}))
 	defer huge.Close()
 	start := time.Now()
-	res = NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, huge.URL, nil, "")
+	res = NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, huge.URL, nil, Signature{})
 	if !res.OK() || len(res.Body) != 4096 || time.Since(start) > 5*time.Second {
 		t.Fatalf("huge: %+v in %v", res.Err, time.Since(start))
 	}
@@ -176,7 +176,7 @@ func TestPostConnectionRefused(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, "http://"+addr, nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), false, "http://"+addr, nil, Signature{})
 	if res.OK() || res.ErrorText() != "connection refused" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -185,7 +185,7 @@ func TestPostConnectionRefused(t *testing.T) {
 func TestPostCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := NewSender(SenderOptions{AllowLoopback: true}).Post(ctx, false, "http://127.0.0.1:1", nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(ctx, false, "http://127.0.0.1:1", nil, Signature{})
 	if res.OK() || res.ErrorText() != "cancelled" {
 		t.Fatalf("result %+v %q", res, res.ErrorText())
 	}
@@ -200,7 +200,7 @@ func TestPostGuardLiveLoopback(t *testing.T) {
 
 	s := NewSender(SenderOptions{AllowLoopback: true})
 	for _, u := range []string{srv.URL, tls.URL} {
-		res := s.Post(context.Background(), true, u, []byte(`{}`), "")
+		res := s.Post(context.Background(), true, u, []byte(`{}`), Signature{})
 		var ae *AddressError
 		if res.OK() || res.StatusCode != 0 || !errors.As(res.Err, &ae) || !errors.Is(res.Err, ErrAddressNotAllowed) ||
 			res.ErrorText() != "address not allowed: 127.0.0.1 is loopback" {
@@ -210,7 +210,7 @@ func TestPostGuardLiveLoopback(t *testing.T) {
 	// A host name resolving to loopback is refused too: the guard sees the
 	// resolved address, not the name.
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	res := s.Post(context.Background(), true, "http://localhost:"+port, []byte(`{}`), "")
+	res := s.Post(context.Background(), true, "http://localhost:"+port, []byte(`{}`), Signature{})
 	if res.OK() || !errors.Is(res.Err, ErrAddressNotAllowed) || !strings.Contains(res.ErrorText(), "is loopback") {
 		t.Fatalf("localhost: %+v %q", res, res.ErrorText())
 	}
@@ -220,10 +220,10 @@ func TestPostGuardLiveLoopback(t *testing.T) {
 
 	// The same URLs are fine for a test endpoint of a Sender that allows
 	// loopback (the local stack's), and for live with AllowPrivate.
-	if res := s.Post(context.Background(), false, "http://localhost:"+port, nil, ""); !res.OK() {
+	if res := s.Post(context.Background(), false, "http://localhost:"+port, nil, Signature{}); !res.OK() {
 		t.Fatalf("test endpoint to localhost: %+v", res)
 	}
-	if res := NewSender(SenderOptions{AllowPrivate: true}).Post(context.Background(), true, srv.URL, nil, ""); !res.OK() {
+	if res := NewSender(SenderOptions{AllowPrivate: true}).Post(context.Background(), true, srv.URL, nil, Signature{}); !res.OK() {
 		t.Fatalf("AllowPrivate: %+v", res)
 	}
 	if n := h.n.Load(); n != 2 {
@@ -243,7 +243,7 @@ func TestPostGuardTestLoopbackNeedsAllowLoopback(t *testing.T) {
 		t.Fatal("a default Sender allows loopback")
 	}
 	for _, u := range []string{srv.URL, "http://localhost:" + port, "http://[::1]:" + port, "http://127.0.0.1:9001/2018-06-01/runtime/invocation/next"} {
-		res := s.Post(context.Background(), false, u, []byte(`{}`), "")
+		res := s.Post(context.Background(), false, u, []byte(`{}`), Signature{})
 		if res.OK() || res.StatusCode != 0 || !errors.Is(res.Err, ErrAddressNotAllowed) || !strings.Contains(res.ErrorText(), "is loopback") {
 			t.Errorf("%s: %+v %q", u, res, res.ErrorText())
 		}
@@ -263,7 +263,7 @@ func TestPostGuardIgnoresProxyEnv(t *testing.T) {
 	t.Setenv("HTTP_PROXY", p.URL)
 	t.Setenv("HTTPS_PROXY", p.URL)
 	t.Setenv("NO_PROXY", "")
-	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), true, "http://10.0.0.1/hook", nil, "")
+	res := NewSender(SenderOptions{AllowLoopback: true}).Post(context.Background(), true, "http://10.0.0.1/hook", nil, Signature{})
 	if res.OK() || res.ErrorText() != "address not allowed: 10.0.0.1 is private" || proxy.n.Load() != 0 {
 		t.Fatalf("result %+v %q, proxy hits %d", res, res.ErrorText(), proxy.n.Load())
 	}
@@ -273,7 +273,7 @@ func TestPostGuardPrivateForTest(t *testing.T) {
 	// Test endpoints may reach loopback, never private or metadata addresses.
 	s := NewSender(SenderOptions{AllowLoopback: true, Timeout: 2 * time.Second})
 	for _, u := range []string{"http://10.1.2.3/", "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://[::ffff:192.168.1.1]/", "http://0.0.0.0:1/"} {
-		res := s.Post(context.Background(), false, u, nil, "")
+		res := s.Post(context.Background(), false, u, nil, Signature{})
 		if res.OK() || !errors.Is(res.Err, ErrAddressNotAllowed) {
 			t.Errorf("%s: %+v %q", u, res, res.ErrorText())
 		}

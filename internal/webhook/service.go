@@ -186,7 +186,7 @@ func (s *Service) Attempt(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	res := s.Sender.Post(ctx, ep.Environment == ticketing.EnvLive, ep.URL, body, Sign(now, body, secrets...))
+	res := s.Sender.Post(ctx, ep.Environment == ticketing.EnvLive, ep.URL, body, SignAll(ev.ID, now, body, secrets...))
 	s.record(d, m.N, now, res)
 	if err := s.Store.SaveDelivery(ctx, d); err != nil {
 		if errors.Is(err, ErrStateChanged) {
