@@ -318,7 +318,7 @@ func like(m obj) assertions.Matcher { return assertions.Match_ObjectLike(&m) }
 // (135 in dev, 146 in prod): a resource added or lost is a decision to make here.
 func TestResourceCount(t *testing.T) {
 	want := map[string]int{
-		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 6, "AWS::ApiGatewayV2::Route": 20, // Routes: 18 ANY (2 the dashboard's, 4 the door's) and $default, POST notifications, POST secret scanning
+		"AWS::ApiGatewayV2::Api": 1, "AWS::ApiGatewayV2::Integration": 6, "AWS::ApiGatewayV2::Route": 22, // Routes: 20 ANY (2 the dashboard's, 4 the door's, /seat-holds/{proxy+}, /test-helpers/{proxy+}) and $default, POST notifications, POST secret scanning
 		"AWS::ApiGatewayV2::Stage": 1,
 		"AWS::CloudWatch::Alarm":   33, // 3 API, 8+8+8 function errors, throttles and p99 duration, 2 table (throttles, transaction conflicts), 2+2 queues (DLQ depth, oldest age)
 		"AWS::DynamoDB::Table":     1, "AWS::Events::Rule": 1,
@@ -816,9 +816,10 @@ func TestHTTPAPI(t *testing.T) {
 		design := map[string]string{
 			"ANY /events": "catalog", "ANY /events/{proxy+}": "catalog", "ANY /ping": "catalog",
 			"ANY /health": "catalog", "ANY /openapi.json": "catalog", "$default": "catalog",
-			"ANY /seat-holds": "holds",
-			"ANY /orders":     "orders", "ANY /orders/{proxy+}": "orders", "POST /payment-notifications/tbank": "orders",
-			"ANY /webhook-endpoints": "webhooks", "ANY /webhook-deliveries": "webhooks", "ANY /webhook-deliveries/{proxy+}": "webhooks",
+			"ANY /seat-holds": "holds", "ANY /seat-holds/{proxy+}": "holds",
+			"ANY /orders": "orders", "ANY /orders/{proxy+}": "orders", "POST /payment-notifications/tbank": "orders",
+			"ANY /test-helpers/{proxy+}": "orders",
+			"ANY /webhook-endpoints":     "webhooks", "ANY /webhook-deliveries": "webhooks", "ANY /webhook-deliveries/{proxy+}": "webhooks",
 			"POST /secret-scanning/github": "webhooks",
 			"ANY /dashboard":               "dashboard", "ANY /dashboard/{proxy+}": "dashboard",
 			"ANY /ticket-keys": "checkins", "ANY /check-ins": "checkins", "ANY /check-ins/{proxy+}": "checkins",

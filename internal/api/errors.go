@@ -26,6 +26,7 @@ var statusOf = map[ticketing.Code]int{
 	ticketing.CodeOrderPending:         http.StatusConflict,
 	ticketing.CodeSeatConflict:         http.StatusConflict,
 	ticketing.CodeSalesClosed:          http.StatusGone,
+	ticketing.CodeHoldExpired:          http.StatusGone,
 	ticketing.CodeUnsupported:          http.StatusUnprocessableEntity,
 	ticketing.CodeRateLimited:          http.StatusTooManyRequests,
 	ticketing.CodeInternal:             http.StatusInternalServerError,

@@ -152,6 +152,13 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/check-ins":                  {"post"},
 		"/check-ins/{id}":             {"delete"},
 		"/events/{id}/check-in-stats": {"get"},
+		// Additions: the integrator kit (docs/guide.md).
+		"/orders/{id}/cancel":                      {"post"},
+		"/seat-holds/extend":                       {"post"},
+		"/test-helpers/orders/{id}/expire":         {"post"},
+		"/test-helpers/orders/{id}/late-payment":   {"post"},
+		"/test-helpers/orders/{id}/refund-outcome": {"post"},
+		"/test-helpers/seat-holds/expire":          {"post"},
 	}
 	for path, methods := range operations {
 		item, ok := paths[path].(map[string]any)
@@ -343,7 +350,7 @@ func orderStatusBody() map[string]any {
 		"id": "ord_1", "type": "ticket", "status": "paid", "is_paid": true, "livemode": false,
 		"currency": "RUB", "base_price": 150000, "service_fee": 0, "total_price": 150000,
 		"quantity": 2, "event_id": "evt_1", "ticket_tier_id": "tier_1", "occurrence_tier_id": nil,
-		"paid_at": "2026-06-01T10:00:00Z", "created_at": "2026-06-01T09:58:00.123456789Z",
+		"paid_at": "2026-06-01T10:00:00Z", "created_at": "2026-06-01T09:58:00.123456789Z", "version": 2,
 	}
 }
 

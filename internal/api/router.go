@@ -206,6 +206,7 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, query: []string{"occurrence_id"}, handle: s.getAvailability},
 
 		{method: "POST", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, bucket: bucketWrite, validates: true, handle: s.createHold},
+		{method: "POST", pattern: "/seat-holds/extend", group: GroupHolds, scope: auth.ScopeHoldsWrite, validates: true, handle: s.extendHold},
 		{method: "DELETE", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, validates: true, handle: s.releaseHolds},
 
 		{method: "POST", pattern: "/orders", group: GroupOrders, scope: auth.ScopeOrdersWrite, bucket: bucketWrite, validates: true, handle: s.createOrder},
@@ -214,6 +215,11 @@ func (s *Server) routes() []*route {
 		{method: "POST", pattern: "/orders/preview", group: GroupOrders, scope: auth.ScopeOrdersWrite, validates: true, handle: s.previewOrder},
 		{method: "GET", pattern: "/orders/{id}", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, query: []string{"poll_token"}, handle: s.getOrder},
 		{method: "POST", pattern: "/orders/{id}/check-status", group: GroupOrders, scope: auth.ScopeOrdersStatus, pollToken: true, query: []string{"poll_token"}, handle: s.getOrder},
+		{method: "POST", pattern: "/orders/{id}/cancel", group: GroupOrders, scope: auth.ScopeOrdersWrite, handle: s.cancelOrder},
+		{method: "POST", pattern: "/test-helpers/orders/{id}/expire", group: GroupOrders, scope: auth.ScopeOrdersWrite, skOnly: true, handle: s.testExpireOrder},
+		{method: "POST", pattern: "/test-helpers/orders/{id}/late-payment", group: GroupOrders, scope: auth.ScopeOrdersWrite, skOnly: true, handle: s.testLatePayment},
+		{method: "POST", pattern: "/test-helpers/orders/{id}/refund-outcome", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.testRefundOutcome},
+		{method: "POST", pattern: "/test-helpers/seat-holds/expire", group: GroupOrders, scope: auth.ScopeHoldsWrite, skOnly: true, validates: true, handle: s.testExpireHold},
 		{method: "POST", pattern: "/orders/{id}/simulate-payment", group: GroupOrders, scope: auth.ScopeOrdersWrite, skOnly: true, handle: s.simulatePayment},
 		{method: "GET", pattern: "/orders/{id}/tickets", group: GroupOrders, scope: auth.ScopeOrdersRead, skOnly: true, handle: s.getTickets},
 		{method: "POST", pattern: "/orders/{id}/refund", group: GroupOrders, scope: auth.ScopeOrdersRefund, skOnly: true, handle: s.refundOrder},

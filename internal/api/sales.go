@@ -73,13 +73,18 @@ func (s *Server) createHold(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	writeJSON(w, http.StatusOK, renderHold(h))
+	return nil
+}
+
+// renderHold is a hold on the wire (SeatHoldResponse).
+func renderHold(h *ticketing.Hold) holdJSON {
 	out := holdJSON{HoldID: h.ID, ExpiresAt: ts(h.ExpiresAt), TotalBasePrice: h.TotalBasePrice, Seats: []holdSeatJSON{}}
 	for _, st := range h.Seats {
 		out.Seats = append(out.Seats, holdSeatJSON{ReservationID: st.ReservationID, SeatID: st.SeatID, Label: st.Label,
 			ZoneName: st.ZoneName, ZoneColor: st.ZoneColor, TicketTierID: st.TierID, Price: st.Price})
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out
 }
 
 func (s *Server) releaseHolds(w http.ResponseWriter, r *http.Request) error {

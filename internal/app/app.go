@@ -202,6 +202,7 @@ func NewSales(cfg config.Config, st ticketing.SalesStores, timers ticketing.Sche
 func SalesSettings(cfg config.Config) ticketing.SalesSettings {
 	s := ticketing.DefaultSalesSettings
 	s.HoldTTL, s.TestOrderTTL, s.LiveOrderTTL = cfg.HoldTTL, cfg.TestOrderTTL, cfg.LiveOrderTTL
+	s.HoldExtendStep, s.HoldMaxLifetime = cfg.HoldExtendStep, cfg.HoldMaxLifetime
 	s.TokenSecret = []byte(cfg.CursorSecret)
 	s.HoldIPRate, s.HoldIPMaxActive, s.HoldIPWindow = cfg.HoldIPRate, cfg.HoldIPMaxActive, time.Minute
 	s.OrderIPMaxPending, s.OrderIPMaxUnits = cfg.OrderIPPending, cfg.OrderIPUnits

@@ -35,6 +35,8 @@ type Config struct {
 	CatalogCacheTTL  time.Duration // TIX_CATALOG_CACHE_TTL
 	TicketKeyOverlap time.Duration // TIX_TICKET_KEY_OVERLAP
 	HoldTTL          time.Duration // TIX_HOLD_TTL
+	HoldExtendStep   time.Duration // TIX_HOLD_EXTEND_STEP
+	HoldMaxLifetime  time.Duration // TIX_HOLD_MAX_LIFETIME
 	TestOrderTTL     time.Duration // TIX_TEST_ORDER_TTL
 	LiveOrderTTL     time.Duration // TIX_LIVE_ORDER_TTL
 	RefundDelay      time.Duration // TIX_REFUND_SETTLE_DELAY
@@ -118,6 +120,8 @@ var Vars = []Var{
 	{"TIX_HEALTH_CACHE_TTL", "5s", "how long GET /health reuses its DynamoDB probe; 0s probes on every call"},
 	{"TIX_CATALOG_CACHE_TTL", "1s", "how long a process reuses an event's detail, tiers and availability it read for publishable keys (secret keys, holds and orders always read the table; the process's own sales drop the views at once); 0s reads them on every request"},
 	{"TIX_HOLD_TTL", "15m", "seat hold lifetime"},
+	{"TIX_HOLD_EXTEND_STEP", "5m", "how much longer POST /seat-holds/extend keeps a live hold, each time"},
+	{"TIX_HOLD_MAX_LIFETIME", "30m", "the most a hold lasts from its creation, extensions included (at least TIX_HOLD_TTL)"},
 	{"TIX_TEST_ORDER_TTL", "15m", "how long a pending test order lives before it expires"},
 	{"TIX_LIVE_ORDER_TTL", "15m", "how long a pending live order's SBP payment stays open"},
 	{"TIX_TICKET_KEY_OVERLAP", "720h", "how long a rotated-out ticket signing key still verifies the codes it signed (tixctl ticket-keys rotate; docs/door.md)"},
@@ -192,6 +196,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.PreviewIPRate = r.posInt("TIX_PREVIEW_IP_RATE")
 	c.CatalogCacheTTL = r.nonNegDur("TIX_CATALOG_CACHE_TTL")
 	c.TicketKeyOverlap = r.dur("TIX_TICKET_KEY_OVERLAP")
+	c.HoldExtendStep, c.HoldMaxLifetime = r.dur("TIX_HOLD_EXTEND_STEP"), r.dur("TIX_HOLD_MAX_LIFETIME")
 	c.IPReads, c.IPWrites = r.posInt("TIX_RATE_IP_READS"), r.posInt("TIX_RATE_IP_WRITES")
 	c.PKReads, c.PKWrites = r.posInt("TIX_RATE_PK_READS"), r.posInt("TIX_RATE_PK_WRITES")
 	c.PollReads = r.posInt("TIX_RATE_POLL_READS")
@@ -298,6 +303,9 @@ func (r *reader) check(c Config) {
 	}
 	if c.Table == "" {
 		r.errs = append(r.errs, errors.New("TIX_TABLE: must not be empty"))
+	}
+	if c.HoldMaxLifetime > 0 && c.HoldMaxLifetime < c.HoldTTL {
+		r.errs = append(r.errs, fmt.Errorf("TIX_HOLD_MAX_LIFETIME=%q: must be at least TIX_HOLD_TTL (%s)", r.get("TIX_HOLD_MAX_LIFETIME"), c.HoldTTL))
 	}
 }
 

@@ -176,7 +176,7 @@ type Order struct {
 	ExpiresAt      time.Time     `json:"expires_at"`
 	PaidAt         *time.Time    `json:"paid_at"`
 	CancelledAt    *time.Time    `json:"cancelled_at,omitempty"`
-	CancelReason   string        `json:"cancel_reason,omitempty"` // expired | payment_cancelled
+	CancelReason   string        `json:"cancel_reason,omitempty"` // expired | payment_cancelled | requested
 	TicketNumber   string        `json:"ticket_number,omitempty"`
 	Tickets        []Ticket      `json:"tickets,omitempty"`
 	Refund         *Refund       `json:"refund,omitempty"`

@@ -242,7 +242,7 @@ func (s *Orders) freeClientOverdue(ctx context.Context, key string, now time.Tim
 func (s *SalesDeps) clientCapError(c *ClientCap) error {
 	return &Error{Code: CodeRateLimited, RetryAfter: time.Minute,
 		Message: fmt.Sprintf("this IP address already keeps the most a storefront may keep unpaid for this event "+
-			"(at most %d pending orders, and %d tickets in pending orders and held seats together); pay or cancel them, release held seats, or wait until they expire",
+			"(at most %d pending orders, and %d tickets in pending orders and held seats together); pay them, cancel them (POST /orders/{id}/cancel with the poll token), release held seats, or wait until they expire",
 			c.MaxOrders, c.MaxUnits)}
 }
 

@@ -24,6 +24,10 @@ type WebhookOrder struct {
 	OccurrenceTierID *string    `json:"occurrence_tier_id"`
 	PaidAt           *time.Time `json:"paid_at"`
 	CreatedAt        time.Time  `json:"created_at"`
+	// Version grows with every change of the order (the stored revision that
+	// every write checks and bumps in the same conditional write): of two
+	// states of one order, the one with the greater version is the newer.
+	Version int64 `json:"version"`
 }
 
 // MarshalJSON writes the order's timestamps in the one format tix sends
@@ -53,6 +57,7 @@ func (o *Order) Webhook() WebhookOrder {
 		BasePrice: o.BasePrice, ServiceFee: o.ServiceFee, TotalPrice: o.TotalPrice,
 		Quantity: o.Quantity, EventID: nonEmpty(o.EventID), TicketTierID: nonEmpty(o.FirstTierID()),
 		OccurrenceTierID: nonEmpty(o.OccurrenceTierID()), PaidAt: o.PaidAt, CreatedAt: o.CreatedAt,
+		Version: o.Version,
 	}
 }
 
@@ -75,7 +80,13 @@ type OrderEvent struct {
 	Order       WebhookOrder `json:"order"`
 }
 
+// newEvent is the event of the change from o (as read, at o.Version) to the
+// state it describes: the store writes both in one transaction conditional on
+// o.Version and bumps the version by one, so the event carries o.Version+1,
+// the version GET /orders/{id} shows once the change is written.
 func newEvent(typ string, o *Order, now time.Time) *OrderEvent {
+	w := o.Webhook()
+	w.Version = o.Version + 1
 	return &OrderEvent{ID: newID("evt_", 24), Type: typ, OrganizerID: o.OrganizerID,
-		Environment: o.Environment, CreatedAt: now, Order: o.Webhook()}
+		Environment: o.Environment, CreatedAt: now, Order: w}
 }

@@ -67,8 +67,18 @@ func TestOrder_StateMachine(t *testing.T) {
 				t.Fatalf("sold %d, want %d", n, c.sold)
 			}
 			var types []string
+			last := int64(1) // the version of the created order
 			for _, ev := range d.st.Outbox.OrderEvents() {
 				types = append(types, ev.Type)
+				// Versions grow with every change; the last event carries the
+				// version the order has now.
+				if ev.Order.Version <= last {
+					t.Fatalf("%s carries version %d after %d", ev.Type, ev.Order.Version, last)
+				}
+				last = ev.Order.Version
+			}
+			if len(types) > 0 && last != got.Webhook().Version {
+				t.Fatalf("the last event carries version %d, the order is at %d", last, got.Webhook().Version)
 			}
 			if len(types) != len(c.events) || (len(types) > 0 && types[len(types)-1] != c.events[len(c.events)-1]) {
 				t.Fatalf("outbox %v, want %v", types, c.events)

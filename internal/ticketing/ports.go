@@ -145,6 +145,15 @@ type HoldStore interface {
 	// hold is still counted there; should that write be lost, the seat stays
 	// counted until ReleaseOverdueHolds, never the other way round).
 	ReleaseSeat(ctx context.Context, h *Hold, s HoldSeat, now time.Time) (bool, error)
+	// ExtendHold moves the expiry of h and of the given seats of h to until,
+	// in one transaction: each seat conditional on being held by its reservation and
+	// live at now (a *StockError with its index in seats otherwise), the hold
+	// conditional on its expiry not being later than until and, for
+	// h.ClientCap, its count on the client's counter still being there
+	// (ErrStateChanged otherwise). The hold's per-IP record follows after it.
+	// An until at or before now expires them now (a test helper): then the
+	// hold's expiry may go back.
+	ExtendHold(ctx context.Context, h *Hold, seats []HoldSeat, until, now time.Time) error
 }
 
 // OrderStore keeps orders and moves them between states. Every change is

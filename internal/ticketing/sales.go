@@ -21,10 +21,11 @@ import (
 // HTTP or AWS.
 type Sales struct {
 	Deps     *SalesDeps
-	Holds    *Holds    // seat holds
-	Pricing  *Pricing  // prices and promo codes
-	Orders   *Orders   // orders: creation, reads, lifecycle, timers, refunds
-	Payments *Payments // the acquirer's word: notifications, reconciliation, late and stray payments
+	Holds    *Holds       // seat holds
+	Pricing  *Pricing     // prices and promo codes
+	Orders   *Orders      // orders: creation, reads, lifecycle, timers, refunds
+	Payments *Payments    // the acquirer's word: notifications, reconciliation, late and stray payments
+	Tests    *TestHelpers // the test helpers (test environment only)
 }
 
 // SalesDeps is what every sales service shares. Changing a field changes it
@@ -114,16 +115,21 @@ func NewSales(st SalesStores, d *SalesDeps) *Sales {
 	orders.payments = payments
 	holds := &Holds{SalesDeps: d, Catalog: st.Catalog, Idempotency: st.Idempotency, Limits: st.Limits,
 		HoldStore: st.HoldStore, orders: orders}
-	return &Sales{Deps: d, Holds: holds, Pricing: pricing, Orders: orders, Payments: payments}
+	return &Sales{Deps: d, Holds: holds, Pricing: pricing, Orders: orders, Payments: payments,
+		Tests: &TestHelpers{orders: orders, holds: holds}}
 }
 
 // SalesSettings are the durations and limits of the sales path (all configurable).
 type SalesSettings struct {
-	HoldTTL      time.Duration // seat hold lifetime (default 15 min)
-	TestOrderTTL time.Duration // a pending test order expires after this (default 15 min)
-	LiveOrderTTL time.Duration // a pending live order's payment window (default 15 min)
-	LeaseTTL     time.Duration // an order creation's lease on its Idempotency-Key, renewed while it works (lease.go)
-	TokenSecret  []byte        // derives poll tokens (never stored)
+	HoldTTL time.Duration // seat hold lifetime (default 15 min)
+	// A hold extension adds HoldExtendStep to a hold's expiry, up to
+	// HoldMaxLifetime after the hold was made (ExtendHold).
+	HoldExtendStep  time.Duration
+	HoldMaxLifetime time.Duration
+	TestOrderTTL    time.Duration // a pending test order expires after this (default 15 min)
+	LiveOrderTTL    time.Duration // a pending live order's payment window (default 15 min)
+	LeaseTTL        time.Duration // an order creation's lease on its Idempotency-Key, renewed while it works (lease.go)
+	TokenSecret     []byte        // derives poll tokens (never stored)
 	// Publishable-key holds per client IP.
 	HoldIPRate      int
 	HoldIPWindow    time.Duration
@@ -149,6 +155,7 @@ type SalesSettings struct {
 // DefaultSalesSettings are the contract's figures and our documented choices.
 var DefaultSalesSettings = SalesSettings{
 	HoldTTL: 15 * time.Minute, TestOrderTTL: 15 * time.Minute, LiveOrderTTL: 15 * time.Minute,
+	HoldExtendStep: DefaultHoldExtendStep, HoldMaxLifetime: DefaultHoldMaxLifetime,
 	LeaseTTL: 5 * time.Second, HoldIPRate: 20, HoldIPWindow: time.Minute, HoldIPMaxActive: 3,
 	OrderIPMaxPending: 3, OrderIPMaxUnits: 10, PreviewIPRate: 30, PreviewIPWindow: time.Minute,
 	PaymentCheckGrace: 15 * time.Minute, RefundCheckEvery: 10 * time.Minute, SweepGrace: time.Minute,

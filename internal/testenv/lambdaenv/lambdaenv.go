@@ -186,6 +186,11 @@ var tenant = ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTe
 //	PAID_ORDER_ID         a paid order (tickets; it has no refund)
 //	REFUNDABLE_ORDER_ID   a paid order that POST /refund refunds
 //	REFUNDING_ORDER_ID    a paid order whose refund has started (GET /refund)
+//	CANCELLABLE_ORDER_ID  a pending order that POST /cancel cancels
+//	EXPIRABLE_ORDER_ID    a pending order that the expire test helper expires
+//	LATE_PAYABLE_ORDER_ID a pending order that the late-payment test helper pays late
+//	SETTLEABLE_ORDER_ID   a paid order whose refund the refund-outcome test helper settles
+//	EXPIRABLE_RESERVATION_ID  a live hold's reservation (seat_l4) the seat-holds expire test helper expires
 //
 // It is not part of New: the orders' stock, expiry markers and outbox events
 // would change what the timers and webhook tests observe.
@@ -223,6 +228,33 @@ func (e *Env) AddOrders(t *testing.T) {
 		t.Fatalf("refund the refunding order: %v", err)
 	}
 	e.Vars["REFUNDING_ORDER_ID"] = refunding
+	e.Vars["CANCELLABLE_ORDER_ID"] = order("cancellable")
+	e.Vars["EXPIRABLE_ORDER_ID"] = order("expirable")
+	e.Vars["LATE_PAYABLE_ORDER_ID"] = order("late-payable")
+	settleable := paid("settleable")
+	if _, err := sales.Orders.RefundOrder(ctx, tenant, settleable, nil); err != nil {
+		t.Fatalf("refund the settleable order: %v", err)
+	}
+	e.Vars["SETTLEABLE_ORDER_ID"] = settleable
+	evt := "evt_lambda"
+	h, err := sales.Holds.CreateHold(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "", ticketing.HoldRequest{EventID: &evt, SeatIDs: []string{"seat_l4"}})
+	if err != nil {
+		t.Fatalf("hold seat_l4: %v", err)
+	}
+	e.Vars["EXPIRABLE_RESERVATION_ID"] = h.Seats[0].ReservationID
+}
+
+// AddHold holds seat_l3 of evt_lambda through the real sales service and
+// adds EXTENDABLE_RESERVATION_ID to Vars: what holds-extend.json extends.
+func (e *Env) AddHold(t *testing.T) {
+	t.Helper()
+	evt := "evt_lambda"
+	h, err := e.App.Sales.Holds.CreateHold(context.Background(), ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "",
+		ticketing.HoldRequest{EventID: &evt, SeatIDs: []string{"seat_l3"}})
+	if err != nil {
+		t.Fatalf("hold seat_l3: %v", err)
+	}
+	e.Vars["EXTENDABLE_RESERVATION_ID"] = h.Seats[0].ReservationID
 }
 
 // AddWebhookDelivery creates a verified webhook endpoint and a failed delivery
