@@ -324,7 +324,7 @@ func TestResourceCount(t *testing.T) {
 		"AWS::DynamoDB::Table":     1, "AWS::Events::Rule": 1,
 		"AWS::IAM::Policy": 8, "AWS::IAM::Role": 8, "AWS::KMS::Alias": 1, "AWS::KMS::Key": 1,
 		"AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::Function": 8,
-		"AWS::Lambda::Permission": 21, // API Gateway for each of the 20 routes, EventBridge for the sweep
+		"AWS::Lambda::Permission": 23, // API Gateway for each of the 22 routes, EventBridge for the sweep
 		"AWS::Logs::LogGroup":     9,  // 8 functions and the API's access log
 		"AWS::Logs::MetricFilter": 1,  // the access log's 429s
 		"AWS::SNS::Topic":         1, "AWS::SNS::TopicPolicy": 1, "AWS::SQS::Queue": 4, "AWS::SQS::QueuePolicy": 4,

@@ -157,3 +157,17 @@ func TestLoad_SecretScanning(t *testing.T) {
 		}
 	}
 }
+
+// Hold extensions: 5 more minutes each, up to 30 in all by default; a maximum
+// shorter than the hold's own lifetime is refused by name.
+func TestLoad_HoldExtension(t *testing.T) {
+	base := map[string]string{"TIX_CURSOR_SECRET": "0123456789abcdef", "TIX_WEBHOOK_KEYRING": config.LocalKeyring}
+	c, err := config.Load(env(base))
+	if err != nil || c.HoldExtendStep != 5*time.Minute || c.HoldMaxLifetime != 30*time.Minute {
+		t.Fatalf("defaults: step %s, max %s, %v", c.HoldExtendStep, c.HoldMaxLifetime, err)
+	}
+	base["TIX_HOLD_MAX_LIFETIME"] = "10m"
+	if _, err := config.Load(env(base)); err == nil || !strings.Contains(err.Error(), "TIX_HOLD_MAX_LIFETIME") {
+		t.Fatalf("a maximum below TIX_HOLD_TTL: %v", err)
+	}
+}
