@@ -22,11 +22,16 @@ type OrderData struct {
 	Order ticketing.WebhookOrder `json:"order"`
 }
 
+// EventEnvelope is the envelope the webhooks of ev carry (the event log's items).
+func EventEnvelope(ev *ticketing.OrderEvent) Envelope {
+	return Envelope{
+		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: clock.Format(ev.CreatedAt),
+		Data: OrderData{Order: ev.Order}, Livemode: ev.Environment == ticketing.EnvLive,
+	}
+}
+
 // orderEnvelope is the envelope of an outbox event. It is built from the
 // stored, immutable event, so every attempt sends the same bytes and id.
 func orderEnvelope(ev *ticketing.OrderEvent) ([]byte, error) {
-	return json.Marshal(Envelope{
-		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: clock.Format(ev.CreatedAt),
-		Data: OrderData{Order: ev.Order}, Livemode: ev.Environment == ticketing.EnvLive,
-	})
+	return json.Marshal(EventEnvelope(ev))
 }
