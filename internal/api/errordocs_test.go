@@ -66,3 +66,17 @@ func TestErrors_OrderInTheOtherModeSaysSo(t *testing.T) {
 		t.Errorf("another organizer's key learnt about the order: %q", msg)
 	}
 }
+
+// An unknown member of a nested object or of an array's object is named by
+// its full path, through the real router.
+func TestErrors_UnknownNestedFieldNamesItsPath(t *testing.T) {
+	h := newHarness(t)
+	h.seedCatalog()
+	sk, _ := h.key(orgA, auth.Secret)
+	buyer := map[string]any{"email": "anna@example.com", "nmae": "Anna"}
+	wantError(t, h.post("/v1/orders", sk, gaBody("evt_concert_ga", 1, "buyer", buyer), idem("path-1")),
+		http.StatusBadRequest, "invalid_request", "buyer.nmae")
+	items := []any{map[string]any{"tier_id": "tier_stand", "qty": 1}, map[string]any{"tier_id": "tier_stand", "qtyy": 1}}
+	wantError(t, h.post("/v1/orders", sk, jsonBody("buyer", anna, "standing_items", items), idem("path-2")),
+		http.StatusBadRequest, "invalid_request", "standing_items[1].qtyy")
+}
