@@ -1,10 +1,15 @@
-// Command webhookreceiver is a small webhook receiver for the local stack:
-// it checks each POST's Tix-Signature with the endpoint's secret, answers
-// endpoint.verify with its nonce, keeps each order's newest state by
-// data.order.version (an older event arriving late is acknowledged and
-// ignored), and prints one line per event.
+// Command webhookreceiver is the sample webhook receiver in Go (its Node twin
+// is receiver.js beside it): it checks each POST with the Standard Webhooks
+// library (webhook-id, webhook-timestamp, webhook-signature; the endpoint's
+// whsec_ secret taken raw), answers endpoint.verify with its nonce, drops a
+// repeated event id, keeps each order's newest state by data.order.version
+// (an older event arriving late is acknowledged and ignored), prints one line
+// per POST, and shows what it keeps at GET <path>/orders.
 //
 //	go run ./scripts/webhookreceiver --secret whsec_...   # http://127.0.0.1:9000/hooks
+//
+// It depends on the standard library and the Standard Webhooks library only:
+// copy it into your project as a start.
 package main
 
 import (
@@ -13,28 +18,33 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"sync"
 	"time"
 
-	"tix/internal/webhook"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:9000", "address to listen on")
+	addr := flag.String("addr", "127.0.0.1:9000", "address to listen on (port 0: any free port)")
 	path := flag.String("path", "/hooks", "the endpoint's path")
-	secret := flag.String("secret", os.Getenv("TIX_WEBHOOK_SECRET"), "the endpoint's signing secret (whsec_..., printed by tixctl webhooks create); default $TIX_WEBHOOK_SECRET")
+	secret := flag.String("secret", os.Getenv("TIX_WEBHOOK_SECRET"), "the endpoint's signing secret (whsec_..., printed by tixctl webhooks create or tixctl listen); default $TIX_WEBHOOK_SECRET")
 	flag.Parse()
 	if *secret == "" {
-		fmt.Fprintln(os.Stderr, "webhookreceiver: --secret is required: pass the whsec_... secret that tixctl webhooks create printed")
+		fmt.Fprintln(os.Stderr, "webhookreceiver: --secret is required: pass the whsec_... secret that tixctl webhooks create (or tixctl listen) printed")
 		os.Exit(2)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("POST "+*path, receiver{secret: *secret, out: os.Stdout, now: time.Now, orders: &orderStates{}})
-	fmt.Printf("webhookreceiver: listening on http://%s%s\n", *addr, *path)
-	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	if err := srv.ListenAndServe(); err != nil {
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		slog.Error("webhookreceiver cannot listen (another receiver on the port? use --addr)", "addr", *addr, "err", err)
+		os.Exit(1)
+	}
+	rc := newReceiver(*secret, os.Stdout)
+	fmt.Printf("webhookreceiver: listening on http://%s%s\n", ln.Addr(), *path)
+	srv := &http.Server{Handler: rc.mux(*path), ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.Serve(ln); err != nil {
 		slog.Error("webhookreceiver stopped", "err", err)
 		os.Exit(1)
 	}
@@ -44,14 +54,29 @@ func main() {
 type receiver struct {
 	secret string
 	out    io.Writer
-	now    func() time.Time
 	orders *orderStates
+	seen   *eventIDs
+}
+
+func newReceiver(secret string, out io.Writer) receiver {
+	return receiver{secret: secret, out: out, orders: &orderStates{}, seen: &eventIDs{}}
+}
+
+// mux serves POST path (the webhooks) and GET path/orders (what is kept).
+func (rc receiver) mux(path string) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("POST "+path, rc)
+	mux.HandleFunc("GET "+path+"/orders", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(rc.orders.all())
+	})
+	return mux
 }
 
 // orderState is what a receiver keeps of an order: its newest state.
 type orderState struct {
-	Status  string
-	Version int64
+	Status  string `json:"status"`
+	Version int64  `json:"version"`
 }
 
 // orderStates keeps, per order id, the state with the greatest version seen.
@@ -83,46 +108,94 @@ func (o *orderStates) get(id string) (orderState, bool) {
 	return st, ok
 }
 
+// all returns a copy of every kept state, by order id.
+func (o *orderStates) all() map[string]orderState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m := make(map[string]orderState, len(o.m))
+	for id, st := range o.m {
+		m[id] = st
+	}
+	return m
+}
+
+// eventIDs are the event ids handled. A real receiver stores them with a
+// unique constraint, in the same transaction as what the event changes.
+type eventIDs struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// first records id and reports whether it was new.
+func (e *eventIDs) first(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m == nil {
+		e.m = map[string]bool{}
+	}
+	if e.m[id] {
+		return false
+	}
+	e.m[id] = true
+	return true
+}
+
+// event is what the receiver reads of an envelope.
+type event struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Data struct {
+		Nonce string `json:"nonce"`
+		Order struct {
+			ID      string `json:"id"`
+			Status  string `json:"status"`
+			Version int64  `json:"version"`
+		} `json:"order"`
+	} `json:"data"`
+}
+
 func (rc receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 	if err != nil {
 		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	if err := webhook.Verify(r.Header.Get(webhook.SignatureHeader), body, rc.secret, rc.now(), 0); err != nil {
+	wh, err := standardwebhooks.NewWebhookRaw([]byte(rc.secret)) // a tix secret is base62: raw
+	if err == nil {
+		err = wh.Verify(body, r.Header) // the signature and a timestamp within 5 minutes
+	}
+	if err != nil {
 		_, _ = fmt.Fprintf(rc.out, "REFUSED (%v)\n", err)
 		http.Error(w, "bad signature", http.StatusBadRequest)
 		return
 	}
-	var ev struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-		Data struct {
-			Nonce string `json:"nonce"`
-			Order struct {
-				ID      string `json:"id"`
-				Status  string `json:"status"`
-				Version int64  `json:"version"`
-			} `json:"order"`
-		} `json:"data"`
-	}
+	var ev event
 	if err := json.Unmarshal(body, &ev); err != nil {
 		http.Error(w, "not JSON", http.StatusBadRequest)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	if ev.Type == "endpoint.verify" {
+		_, _ = fmt.Fprintf(rc.out, "verified %s %s\n", ev.Type, ev.ID)
+		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": ev.Data.Nonce})
+		return
+	}
+	rc.handle(ev)
+	_, _ = io.WriteString(w, "{}")
+}
+
+// handle acts on a verified event: once per id, the newest version per order.
+func (rc receiver) handle(ev event) {
 	o := ev.Data.Order
-	if o.ID != "" && rc.orders != nil && !rc.orders.apply(o.ID, orderState{Status: o.Status, Version: o.Version}) {
+	switch {
+	case !rc.seen.first(ev.ID):
+		_, _ = fmt.Fprintf(rc.out, "duplicate %s %s %s: already handled, ignored\n", ev.Type, ev.ID, o.ID)
+	case o.ID != "" && !rc.orders.apply(o.ID, orderState{Status: o.Status, Version: o.Version}):
 		// Delivery order is not guaranteed: a newer state is kept already.
 		kept, _ := rc.orders.get(o.ID)
 		_, _ = fmt.Fprintf(rc.out, "verified %s %s %s %s (version %d), older than the kept %s (version %d): ignored\n",
 			ev.Type, ev.ID, o.ID, o.Status, o.Version, kept.Status, kept.Version)
-	} else {
-		_, _ = fmt.Fprintf(rc.out, "verified %s %s %s %s\n", ev.Type, ev.ID, o.ID, o.Status)
+	default:
+		_, _ = fmt.Fprintf(rc.out, "verified %s %s %s %s (version %d)\n", ev.Type, ev.ID, o.ID, o.Status, o.Version)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if ev.Type == webhook.TypeEndpointVerify {
-		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": ev.Data.Nonce})
-		return
-	}
-	_, _ = io.WriteString(w, "{}")
 }
