@@ -41,6 +41,8 @@ type app struct {
 	stdin                   io.Reader
 	clock                   clock.Clock
 	st                      *store.Store
+	// parent is the context commands run under (Ctrl-C ends it); nil: Background.
+	parent context.Context
 }
 
 func newApp(stdout, stderr io.Writer, stdin io.Reader) *app {
@@ -73,7 +75,11 @@ func (a *app) run(args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	parent := a.parent
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt)
 	defer stop()
 	err = cmd.run(ctx, a, cmdArgs)
 	if errors.Is(err, errHelp) {
@@ -90,8 +96,13 @@ func (a *app) run(args []string) int {
 	return 0
 }
 
-// lookup finds the command named by the first two words.
+// lookup finds the command named by the first word, or the first two.
 func lookup(args []string) (command, []string, error) {
+	for _, c := range commands {
+		if c.name == args[0] { // a command of one word (listen)
+			return c, args[1:], nil
+		}
+	}
 	if len(args) >= 2 {
 		for _, c := range commands {
 			if c.name == args[0]+" "+args[1] {
