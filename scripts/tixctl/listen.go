@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -150,6 +151,10 @@ func newListener(a *app, o listenOptions) *listener {
 // already there is taken as seen, so only events from now on are forwarded.
 func (l *listener) start(ctx context.Context) error {
 	now, err := l.log.serverTime(ctx)
+	var ae *apiError
+	if err != nil && !errors.As(err, &ae) {
+		return fmt.Errorf("reading the event log at %s: %w (is the API running there? make run serves %s; else set --api)", l.o.api, err, defaultAPIURL)
+	}
 	if err != nil {
 		return err
 	}

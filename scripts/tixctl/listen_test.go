@@ -285,4 +285,9 @@ func TestListen_RefusesBadFlagsAndKeys(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut.String(), "the event log answered 401") || !strings.Contains(errOut.String(), "check --key") {
 		t.Errorf("an unknown key: exit %d, %s", code, errOut.String())
 	}
+	errOut.Reset()
+	code = run([]string{"listen", "--forward-to", "http://127.0.0.1:9/hooks", "--api", "http://127.0.0.1:9/v1", "--key", w.sk}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "is the API running there?") {
+		t.Errorf("no API: exit %d, %s", code, errOut.String())
+	}
 }
