@@ -44,14 +44,15 @@ type AdmissionEntry struct {
 	OrderID           string            `json:"order_id"`
 	OrderTicketNumber *string           `json:"order_ticket_number"`
 	OccurrenceID      *string           `json:"occurrence_id"`
-	Seat              *AdmissionSeat    `json:"seat"`
+	Seat              *Seat             `json:"seat"`
 	State             string            `json:"state"`
 	CheckIn           *AdmissionCheckIn `json:"check_in"`
 }
 
-// AdmissionSeat is a ticket's seat as GET /orders/{id}/tickets shows it;
-// only SeatCode is signed.
-type AdmissionSeat struct {
+// Seat is a ticket's seat on the wire, as GET /orders/{id}/tickets, a
+// check-in's answer and the admission list show it; on the list only
+// SeatCode is signed.
+type Seat struct {
 	Label    string  `json:"label"`
 	ZoneName string  `json:"zone_name"`
 	Row      *string `json:"row"`

@@ -16,7 +16,7 @@ func admissionPage() *ticketcode.AdmissionPage {
 	return &ticketcode.AdmissionPage{Object: "admission_list", EventID: "evt_1", GeneratedAt: "2026-11-21T12:00:00Z", HasMore: true,
 		NextCursor: strp("c"), Data: []ticketcode.AdmissionEntry{
 			{TicketNumber: "TIX-AAAAAA", OrderID: "ord_1", OrderTicketNumber: strp("TIX-OOOOOO"), State: ticketcode.StateValid,
-				Seat: &ticketcode.AdmissionSeat{Label: "A1", SeatCode: strp("seat_A1")}},
+				Seat: &ticketcode.Seat{Label: "A1", SeatCode: strp("seat_A1")}},
 			{TicketNumber: "TIX-BBBBBB", OrderID: "ord_1", OccurrenceID: strp("occ_1"), State: ticketcode.StateAdmitted,
 				CheckIn: &ticketcode.AdmissionCheckIn{ID: "chk_BBBBBB_x", TicketNumber: "TIX-BBBBBB", Gate: "north", At: "2026-11-21T11:00:00Z"}},
 		}}

@@ -80,7 +80,7 @@ func admissionEntry(st TicketState) ticketcode.AdmissionEntry {
 	e := ticketcode.AdmissionEntry{TicketNumber: st.Number, OrderID: st.OrderID, OrderTicketNumber: optional(st.OrderNumber),
 		OccurrenceID: optional(st.OccurrenceID), State: ticketcode.StateValid}
 	if st.Seat != nil {
-		e.Seat = &ticketcode.AdmissionSeat{Label: st.Seat.Label, ZoneName: st.Seat.ZoneName, Row: st.Seat.Row, Number: st.Seat.Number,
+		e.Seat = &ticketcode.Seat{Label: st.Seat.Label, ZoneName: st.Seat.ZoneName, Row: st.Seat.Row, Number: st.Seat.Number,
 			SeatCode: optional(st.Seat.SeatID)}
 	}
 	switch {
