@@ -95,6 +95,9 @@ func (s *Server) view(r *http.Request, sess *session) *view {
 	return v
 }
 
+// Lang is a page's language for r (the scanner's pages follow the dashboard's rule).
+func Lang(r *http.Request) string { return lang(r) }
+
 // lang is the page's language: the lang cookie, else the browser's first
 // of ru and en, else Russian.
 func lang(r *http.Request) string {
