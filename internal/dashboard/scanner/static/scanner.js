@@ -343,6 +343,7 @@
       show('bad', T.no_camera, '', e.name || '');
       return;
     }
+    state.lastCode = ''; // a code still in view when the camera starts again is a new scan
     v.srcObject = state.stream;
     await v.play();
     v.classList.add('on');

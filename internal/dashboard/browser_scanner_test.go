@@ -1,0 +1,206 @@
+package dashboard_test
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+	qrcode "github.com/skip2/go-qrcode"
+
+	"tix/internal/testenv"
+	"tix/internal/testenv/browser"
+	"tix/internal/ticketing"
+)
+
+// writeQRVideo writes a Y4M video (what Chromium's fake camera plays, in a
+// loop) of payload's QR code, rendered by the encoder the ticket email uses
+// (skip2/go-qrcode, medium error correction), black on white, centred.
+func writeQRVideo(t *testing.T, path, payload string) {
+	t.Helper()
+	q, err := qrcode.New(payload, qrcode.Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w, h = 640, 480
+	bm := q.Bitmap() // with its quiet zone
+	px := (h - 20) / len(bm)
+	x0, y0 := (w-px*len(bm))/2, (h-px*len(bm))/2
+	luma := make([]byte, w*h)
+	for i := range luma {
+		luma[i] = 235
+	}
+	for r, row := range bm {
+		for c, dark := range row {
+			if !dark {
+				continue
+			}
+			for y := y0 + r*px; y < y0+(r+1)*px; y++ {
+				for x := x0 + c*px; x < x0+(c+1)*px; x++ {
+					luma[y*w+x] = 16
+				}
+			}
+		}
+	}
+	chroma := make([]byte, w*h/2) // U and V planes of 4:2:0, grey
+	for i := range chroma {
+		chroma[i] = 128
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewWriter(f)
+	_, _ = out.WriteString("YUV4MPEG2 W640 H480 F10:1 Ip A1:1 C420jpeg\n")
+	for range 10 {
+		_, _ = out.WriteString("FRAME\n")
+		_, _ = out.Write(luma)
+		_, _ = out.Write(chroma)
+	}
+	if err := out.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// emulatedNetwork are the parameters of DevTools' Network.emulateNetworkConditions,
+// Chromium's "Offline" switch (cdproto has only its successor, whose
+// parameters this Chromium does not take yet).
+type emulatedNetwork struct {
+	Offline            bool    `json:"offline"`
+	Latency            float64 `json:"latency"`
+	DownloadThroughput float64 `json:"downloadThroughput"`
+	UploadThroughput   float64 `json:"uploadThroughput"`
+}
+
+// setOffline takes the tab offline (its requests fail, navigator.onLine is
+// false) or back online.
+func setOffline(t *testing.T, b *browser.Browser, offline bool) {
+	t.Helper()
+	emulate := cdp.Command[emulatedNetwork, cdp.Empty]{Method: "Network.emulateNetworkConditions"}
+	if _, err := chromedp.Call(b.Ctx, emulate, emulatedNetwork{Offline: offline, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		t.Fatalf("network emulation: %v", err)
+	}
+}
+
+func dataset(t *testing.T, b *browser.Browser, name string) string {
+	t.Helper()
+	return text0(t, b, `document.getElementById("scanner").dataset.`+name+` || ""`)
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+func text0(t *testing.T, b *browser.Browser, js string) string {
+	t.Helper()
+	s, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return s
+}
+
+// In a real Chromium whose camera is a video of a real ticket's QR code
+// (issued and paid on DynamoDB Local, signed, rendered as its email renders
+// it): sign the scanner in with a door key, start the camera: the ticket is
+// admitted, then, still in view, already admitted. Offline (the network
+// emulated away), the camera shows another ticket of the order: it is
+// admitted from the downloaded list and queued; back online the queue is
+// uploaded and the server holds that admission. Every page passes axe-core.
+func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
+	d := newScannerDoor(t)
+	o := d.order(d.org, d.event.Tiers[0], 2, true)
+	_, codes := d.codes(t, o)
+	var first, second string
+	for n := range codes {
+		if first == "" {
+			first = n
+		} else {
+			second = n
+		}
+	}
+	video := filepath.Join(t.TempDir(), "camera.y4m")
+	writeQRVideo(t, video, codes[first])
+	b := browser.New(t, 4*time.Minute,
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-video-capture", video))
+
+	run(t, b, "sign-in form", chromedp.Navigate(d.url("/lang/en?back=/dashboard/scanner/")), chromedp.WaitVisible("#key"))
+	checkPage(t, b, "scanner-signin")
+	run(t, b, "sign in", chromedp.SendKeys("#key", d.secret), chromedp.Submit("#key"), chromedp.WaitVisible("#camera-toggle"))
+	testenv.WaitFor(t, 20*time.Second, "the page ready", func() bool { return dataset(t, b, "ready") == "true" })
+	run(t, b, "name the gate", chromedp.SendKeys("#gate", "north"))
+	text0(t, b, `(() => { const e = document.getElementById("event"); e.value = `+strconvQuote(d.event.ID)+`;
+		e.dispatchEvent(new Event("change")); document.getElementById("gate").dispatchEvent(new Event("change")); return ""; })()`)
+	testenv.WaitFor(t, 20*time.Second, "the admission list of 2", func() bool { return dataset(t, b, "list") == "2" })
+	checkPage(t, b, "scanner")
+
+	run(t, b, "start the camera", chromedp.Click("#camera-toggle"))
+	testenv.WaitFor(t, 20*time.Second, "admitted", func() bool { return dataset(t, b, "last") == ticketing.ResultAdmitted })
+	if got := text(t, b, "#result"); !strings.Contains(got, "Admitted") || !strings.Contains(got, first) {
+		t.Errorf("the answer: %q", got)
+	}
+	t.Logf("screenshot: %s", b.Screenshot(t, "admitted"))
+	// Held in view, the ticket is not scanned again; shown again, it is.
+	time.Sleep(4 * time.Second)
+	if got := dataset(t, b, "last"); got != ticketing.ResultAdmitted {
+		t.Errorf("a ticket held in view was scanned again: %s", got)
+	}
+	run(t, b, "show it again", chromedp.Click("#camera-toggle"), chromedp.Click("#camera-toggle"))
+	testenv.WaitFor(t, 20*time.Second, "already admitted", func() bool { return dataset(t, b, "last") == ticketing.ResultAlreadyAdmitted })
+	if got := text(t, b, "#result"); !strings.Contains(got, "Already admitted") || !strings.Contains(got, "gate north") {
+		t.Errorf("the answer: %q", got)
+	}
+	checkPage(t, b, "already-admitted")
+	run(t, b, "stop the camera", chromedp.Click("#camera-toggle"))
+
+	// Offline: the camera now shows the order's other ticket.
+	writeQRVideo(t, video, codes[second])
+	setOffline(t, b, true)
+	testenv.WaitFor(t, 10*time.Second, "offline", func() bool { return dataset(t, b, "net") == "offline" })
+	run(t, b, "start the camera", chromedp.Click("#camera-toggle"))
+	testenv.WaitFor(t, 20*time.Second, "admitted offline", func() bool {
+		return dataset(t, b, "last") == ticketing.ResultAdmitted && strings.Contains(text(t, b, "#result"), second)
+	})
+	if got := text(t, b, "#result"); !strings.Contains(got, "offline") {
+		t.Errorf("the offline answer: %q", got)
+	}
+	if p := dataset(t, b, "pending"); p != "1" {
+		t.Errorf("%s scans waiting, want 1", p)
+	}
+	t.Logf("screenshot: %s", b.Screenshot(t, "offline-admitted"))
+	run(t, b, "stop the camera", chromedp.Click("#camera-toggle"))
+	st := d.stats(t)
+	if st.Admitted != 1 {
+		t.Errorf("while the scanner is offline the server counts %d admitted, want 1", st.Admitted)
+	}
+
+	setOffline(t, b, false)
+	testenv.WaitFor(t, 30*time.Second, "the queue sent", func() bool { return dataset(t, b, "pending") == "0" && dataset(t, b, "synced") == "1" })
+	if st := d.stats(t); st.Admitted != 2 || st.Gates["north"] != 2 {
+		t.Errorf("after the sync the server counts %+v, want 2 admitted at north", st)
+	}
+	res, err := d.a.CheckIns.Scan(d.ctx, ticketing.Tenant{OrganizerID: d.org, Environment: ticketing.EnvTest},
+		ticketing.Scan{Code: second, Gate: "api", KeyID: d.key.ID})
+	if err != nil || res.Result != ticketing.ResultAlreadyAdmitted || res.CheckIn.Gate != "north" {
+		t.Errorf("the offline ticket on the server: %+v %v", res, err)
+	}
+	checkPage(t, b, "synced")
+	phoneWidth(t, b)
+}
+
+func (d *scannerDoor) stats(t *testing.T) *ticketing.CheckInStats {
+	t.Helper()
+	st, err := d.a.CheckIns.Stats(d.ctx, ticketing.Tenant{OrganizerID: d.org, Environment: ticketing.EnvTest}, d.event.ID, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
