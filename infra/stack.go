@@ -179,6 +179,7 @@ var Routes = map[string]string{
 	"ANY /check-ins/{proxy+}":          "checkins",
 	// Below /events, but the door's: a {param} route wins over a greedy one.
 	"ANY /events/{id}/check-in-stats": "checkins",
+	"ANY /events/{id}/admission-list": "checkins",
 	"ANY /dashboard":                  "dashboard",
 	"ANY /dashboard/{proxy+}":         "dashboard",
 }

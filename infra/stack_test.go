@@ -822,7 +822,7 @@ func TestHTTPAPI(t *testing.T) {
 			"POST /secret-scanning/github": "webhooks",
 			"ANY /dashboard":               "dashboard", "ANY /dashboard/{proxy+}": "dashboard",
 			"ANY /ticket-keys": "checkins", "ANY /check-ins": "checkins", "ANY /check-ins/{proxy+}": "checkins",
-			"ANY /events/{id}/check-in-stats": "checkins",
+			"ANY /events/{id}/check-in-stats": "checkins", "ANY /events/{id}/admission-list": "checkins",
 		}
 		if !reflect.DeepEqual(want, design) {
 			t.Errorf("Routes %v differ from the route table %v", want, design)

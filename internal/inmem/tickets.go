@@ -40,6 +40,7 @@ func (s *state) ticket(env ticketing.Environment, number string) ticketing.Ticke
 		return st
 	}
 	st.Found, st.OrderID, st.OrganizerID, st.EventID, st.OccurrenceID = true, o.ID, o.OrganizerID, o.EventID, o.OccurrenceID
+	st.OrderNumber = o.TicketNumber
 	if number == o.TicketNumber {
 		st.Tickets = []string{}
 		for _, tk := range o.Tickets {
@@ -50,6 +51,9 @@ func (s *state) ticket(env ticketing.Environment, number string) ticketing.Ticke
 		if tk.Number == number {
 			st.Seat = tk.Seat
 		}
+	}
+	if st.Tickets != nil {
+		st.OrderNumber = ""
 	}
 	d := s.door[key]
 	st.CheckIn, st.RefundID = d.checkIn, d.refund

@@ -18,7 +18,7 @@ import (
 // A ticket number's item (TKT#<env>#<number>, TKT), written when the order
 // is paid (ticketPuts), is also the ticket's door state: k is "t" for a
 // ticket and "o" for an order-level number (tix lists its tickets); ev, occ
-// and seat are what the door checks; a check-in sets ci (the CheckIn as
+// and seat are what the door checks (on, a ticket's order-level number); a check-in sets ci (the CheckIn as
 // JSON) and cid (its id); a refund sets rf (the refund id). A check-in
 // requires no rf and a refund lock no cid, on the one item: they exclude
 // each other.
@@ -27,10 +27,16 @@ const (
 	ticketKindOrder  = "o"
 )
 
-// admitCond is the condition a check-in is written under.
-func admitCond(e *exprs, t ticketing.Tenant, ci ticketing.CheckIn, events []string) string {
+// admitCond is the condition a check-in is written under: no admission
+// before it (prev ""), or exactly the admission prev (an earlier scan
+// replacing it, checkin_offline.go).
+func admitCond(e *exprs, t ticketing.Tenant, ci ticketing.CheckIn, events []string, prev string) string {
+	had := "attribute_not_exists(" + e.n("cid") + ")"
+	if prev != "" {
+		had = e.n("cid") + " = " + e.s(prev)
+	}
 	cond := "attribute_exists(PK) AND " + e.n("org") + " = " + e.s(t.OrganizerID) + " AND " + e.n("k") + " = " + e.s(ticketKindTicket) +
-		" AND attribute_not_exists(" + e.n("cid") + ") AND attribute_not_exists(" + e.n("rf") + ")"
+		" AND " + had + " AND attribute_not_exists(" + e.n("rf") + ")"
 	if len(events) > 0 {
 		in := make([]string, len(events))
 		for i, ev := range events {
@@ -44,7 +50,7 @@ func admitCond(e *exprs, t ticketing.Tenant, ci ticketing.CheckIn, events []stri
 	return cond
 }
 
-func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events []string) (*types.Update, error) {
+func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events []string, prev string) (*types.Update, error) {
 	doc, err := json.Marshal(ci)
 	if err != nil {
 		return nil, err
@@ -53,7 +59,7 @@ func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events [
 	return &types.Update{
 		TableName: aws.String(s.table), Key: keyOf(ticketPK(string(t.Environment), ci.TicketNumber), skTicket),
 		UpdateExpression:         aws.String("SET " + e.n("ci") + " = " + e.s(string(doc)) + ", " + e.n("cid") + " = " + e.s(ci.ID)),
-		ConditionExpression:      aws.String(admitCond(e, t, ci, events)),
+		ConditionExpression:      aws.String(admitCond(e, t, ci, events, prev)),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	}, nil
 }
@@ -62,7 +68,7 @@ func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events [
 // returns the item as it was (ReturnValuesOnConditionCheckFailure), so the
 // door learns why without a read.
 func (s *Tickets) Admit(ctx context.Context, t ticketing.Tenant, ci ticketing.CheckIn, events []string) (ticketing.TicketState, error) {
-	u, err := s.admitUpdate(t, ci, events)
+	u, err := s.admitUpdate(t, ci, events, "")
 	if err != nil {
 		return ticketing.TicketState{}, err
 	}
@@ -104,6 +110,7 @@ func ticketState(number string, item map[string]types.AttributeValue) (ticketing
 		return st, nil
 	}
 	st.OrderID, st.OrganizerID, st.EventID, st.OccurrenceID = sAttr(item, "order"), sAttr(item, "org"), sAttr(item, "ev"), sAttr(item, "occ")
+	st.OrderNumber = sAttr(item, "on")
 	st.RefundID = sAttr(item, "rf")
 	if seat := sAttr(item, "seat"); seat != "" {
 		if err := json.Unmarshal([]byte(seat), &st.Seat); err != nil {
@@ -139,7 +146,7 @@ func sAttr(item map[string]types.AttributeValue, name string) string {
 func (s *Tickets) AdmitAll(ctx context.Context, t ticketing.Tenant, cis []ticketing.CheckIn, events []string) (bool, []int, error) {
 	items := make([]types.TransactWriteItem, len(cis))
 	for i, ci := range cis {
-		u, err := s.admitUpdate(t, ci, events)
+		u, err := s.admitUpdate(t, ci, events, "")
 		if err != nil {
 			return false, nil, err
 		}

@@ -43,6 +43,7 @@ type TicketState struct {
 	Found        bool
 	Number       string
 	OrderID      string
+	OrderNumber  string // a ticket's order-level number ("" when not kept)
 	OrganizerID  string
 	EventID      string
 	OccurrenceID string
@@ -72,6 +73,7 @@ type ScanResult struct {
 	Seat         *SeatRef
 	CheckIn      *CheckIn // the admission made now, or the first one (already_admitted)
 	Tickets      []ScanResult
+	Superseded   *CheckIn // an uploaded scan: the later admission it displaced
 }
 
 // CheckIns admits tickets at the door: a scan is verified in memory against
@@ -397,15 +399,8 @@ type CheckInStats struct {
 // Stats counts the door of one of the tenant's events; a key bound to
 // events sees only theirs (another is not found, as another organizer's).
 func (s *CheckIns) Stats(ctx context.Context, t Tenant, eventID, occurrenceID string, keyEvents []string) (*CheckInStats, error) {
-	if len(keyEvents) > 0 && !slices.Contains(keyEvents, eventID) {
-		return nil, NotFound("event")
-	}
-	e, err := s.Catalog.GetEvent(ctx, t.OrganizerID, eventID, t.Environment)
-	if err != nil {
+	if err := s.ownEvent(ctx, t, eventID, occurrenceID, keyEvents); err != nil {
 		return nil, err
-	}
-	if occurrenceID != "" && !slices.ContainsFunc(e.Occurrences, func(o Occurrence) bool { return o.ID == occurrenceID }) {
-		return nil, &Error{Code: CodeNotFound, Message: "no occurrence " + occurrenceID + " of event " + eventID, Param: "occurrence_id"}
 	}
 	return s.Store.CheckInStats(ctx, t, eventID, occurrenceID)
 }
