@@ -23,7 +23,6 @@ type view struct {
 	Env     ticketing.Environment
 	Events  []*ticketing.Event
 	CSRF    string
-	Offline bool // the admission list and the batch upload are served
 }
 
 // T translates a message key into the page's language.
@@ -54,7 +53,7 @@ func (s *Server) view(r *http.Request) *view {
 	if s.Lang != nil {
 		lang = s.Lang(r)
 	}
-	return &view{Lang: lang, Base: s.Base, Path: s.Path(), Back: r.URL.Path, Env: ticketing.EnvTest, Offline: s.Offline != nil}
+	return &view{Lang: lang, Base: s.Base, Path: s.Path(), Back: r.URL.Path, Env: ticketing.EnvTest}
 }
 
 // page is the scanner when signed in, else its sign-in form.

@@ -32,9 +32,12 @@ type KeyLookup interface {
 	LookupKey(ctx context.Context, hash string) (*auth.Key, error)
 }
 
-// CheckIns admits tickets (*ticketing.CheckIns, as POST /v1/check-ins).
+// CheckIns admits tickets (*ticketing.CheckIns, as POST /v1/check-ins and
+// POST /v1/check-ins/batch) and lists an event's tickets for an offline door.
 type CheckIns interface {
 	Scan(ctx context.Context, t ticketing.Tenant, sc ticketing.Scan) (*ticketing.ScanResult, error)
+	AdmissionList(ctx context.Context, t ticketing.Tenant, q ticketing.AdmissionQuery) (*ticketcode.AdmissionPage, error)
+	Batch(ctx context.Context, t ticketing.Tenant, b ticketing.ScanBatch) ([]ticketing.ScanResult, error)
 }
 
 // TicketKeys are the organizer's public ticket keys (*ticketing.TicketKeys).
@@ -59,7 +62,6 @@ type Server struct {
 	CheckIns   CheckIns
 	TicketKeys TicketKeys
 	Events     Events
-	Offline    Offline // the admission list and the batch upload; nil: the page works online only
 	Box        Sealer
 	Clock      clock.Clock
 	// Base is the dashboard's path (/dashboard): the scanner is Base+"/scanner/".

@@ -9,7 +9,6 @@
   const root = document.getElementById('scanner');
   if (!root) return;
   const base = root.dataset.path, csrf = root.dataset.csrf, live = root.dataset.env === 'live';
-  const offlineDoor = root.dataset.offline === 'true';
   const T = JSON.parse(document.getElementById('texts').textContent);
   const $ = (id) => document.getElementById(id);
   const state = { jwks: null, lastCode: '', lastAt: 0, busy: false, stream: null, syncing: false };
@@ -94,16 +93,17 @@
     const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4));
     return Uint8Array.from(bin, (c) => c.charCodeAt(0));
   }
-  // verifySig checks an Ed25519 signature by the key kid of the JWK set.
-  async function verifySig(kid, sigText, lines) {
+  // verifySig checks an Ed25519 signature by the key kid of the JWK set over
+  // fields (none may hold a control character) joined by seps.
+  async function verifySig(kid, sigText, fields, join) {
     const jwk = ((state.jwks && state.jwks.keys) || []).find((k) => k.kid === kid && k.kty === 'OKP' && k.crv === 'Ed25519');
     if (!jwk || (jwk.verify_until !== undefined && !(Date.now() < Date.parse(jwk.verify_until)))) return false;
-    if (lines.some((f) => CONTROL.test(f))) return false;
+    if (fields.some((f) => CONTROL.test(f))) return false;
     const sig = b64url(sigText);
     if (!sig || sig.length !== 64) return false;
     try {
       const key = await crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, false, ['verify']);
-      return await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, new TextEncoder().encode(lines.join('\n')));
+      return await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, new TextEncoder().encode(join(fields)));
     } catch (e) {
       return false;
     }
@@ -113,16 +113,17 @@
     if (!c || c.order_id === '' || c.ticket_number === '' || c.event_id === '' || c.kid === '') return null;
     const lines = ['tix.ticket-code.v2', c.tickets !== undefined ? 'order' : 'ticket', c.kid, c.livemode ? 'live' : 'test',
       c.order_id, c.ticket_number, c.event_id, c.occurrence_id || '', c.seat_id || '', String(c.quantity), (c.tickets || []).join(',')];
-    return (await verifySig(c.kid, c.sig, lines)) ? c : null;
+    return (await verifySig(c.kid, c.sig, lines, (f) => f.join('\n'))) ? c : null;
   }
   // verifyPage checks a page of the admission list (docs/door.md, "The admission list").
-  function verifyPage(p, eventID) {
+  async function verifyPage(p, eventID) {
     const f = (v) => (v === null || v === undefined ? '' : String(v));
-    const lines = ['tix.admission-list.v1', f(p.kid), live ? 'live' : 'test', f(p.event_id), f(p.occurrence_id), f(p.generated_at),
-      p.has_more ? 'true' : 'false', String(p.data.length)].concat(p.data.map((e) => [e.ticket_number, e.order_id,
-      e.order_ticket_number, e.occurrence_id, e.seat && e.seat.seat_code, e.state, e.check_in && e.check_in.id,
-      e.check_in && e.check_in.at, e.check_in && e.check_in.gate].map(f).join('\t')));
-    return p.event_id === eventID && verifySig(p.kid, p.sig, lines);
+    const head = ['tix.admission-list.v1', f(p.kid), live ? 'live' : 'test', f(p.event_id), f(p.occurrence_id), f(p.generated_at),
+      p.has_more ? 'true' : 'false', String(p.data.length)];
+    const entries = p.data.map((e) => [e.ticket_number, e.order_id, e.order_ticket_number, e.occurrence_id, e.seat && e.seat.seat_code,
+      e.state, e.check_in && e.check_in.id, e.check_in && e.check_in.at, e.check_in && e.check_in.gate].map(f));
+    const join = () => head.concat(entries.map((e) => e.join('\t'))).join('\n');
+    return p.event_id === eventID && p.livemode === live && verifySig(p.kid, p.sig, head.concat(...entries), join);
   }
 
   // --- answers -----------------------------------------------------------------
@@ -248,7 +249,7 @@
 
   // --- syncing -----------------------------------------------------------------
   async function sync() {
-    if (!offlineDoor || state.syncing || !navigator.onLine) return;
+    if (state.syncing || !navigator.onLine) return;
     state.syncing = true;
     try {
       const pending = await tx('scans', 'readonly', (s) => req(s.index('synced').getAll(0)));
@@ -282,7 +283,6 @@
     }
   }
   async function download() {
-    if (!offlineDoor) return;
     const events = eventID() ? [eventID()] : Array.from($('event').options).map((o) => o.value).filter(Boolean);
     try {
       await loadKeys();
@@ -314,7 +314,6 @@
   async function refresh() {
     $('net').textContent = navigator.onLine ? T.online : T.offline;
     root.dataset.net = navigator.onLine ? 'online' : 'offline';
-    if (!offlineDoor) return;
     const ev = eventID() || (Array.from($('event').options).find((o) => o.value) || {}).value || '';
     const meta = ev ? await kvGet('list:' + ev) : null;
     $('list').textContent = meta ? T.list + ': ' + meta.count + ' ' + T.tickets + ', ' + clock(meta.generated_at) : T.list_none;
@@ -386,10 +385,8 @@
     if (code) handle(code);
     $('manual-code').value = '';
   });
-  if (offlineDoor) {
-    $('download').addEventListener('click', download);
-    $('sync').addEventListener('click', sync);
-  }
+  $('download').addEventListener('click', download);
+  $('sync').addEventListener('click', sync);
   window.addEventListener('online', () => { refresh(); sync(); });
   window.addEventListener('offline', refresh);
   setInterval(sync, 15000);

@@ -1,0 +1,71 @@
+package scanner
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"tix/internal/ticketing"
+)
+
+// The offline door's endpoints: the event's signed admission list, passed on
+// as GET /v1/events/{id}/admission-list answers it (the page checks its
+// signature), and the upload of the scans made offline, as POST
+// /v1/check-ins/batch (docs/door.md, "Offline doors").
+
+func (s *Server) admissionList(w http.ResponseWriter, r *http.Request, d *door) error {
+	q := r.URL.Query()
+	p, err := s.CheckIns.AdmissionList(r.Context(), d.tenant(), ticketing.AdmissionQuery{EventID: q.Get("event_id"),
+		KeyEvents: d.key.Events, Cursor: q.Get("cursor")})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+type batchAnswerJSON struct {
+	ClientScanID string `json:"client_scan_id"`
+	scanJSON
+}
+
+func (s *Server) batch(w http.ResponseWriter, r *http.Request, d *door) error {
+	var req struct {
+		Gate    string `json:"gate"`
+		EventID string `json:"event_id"`
+		Scans   []struct {
+			ClientScanID string `json:"client_scan_id"`
+			Code         string `json:"code"`
+			ScannedAt    string `json:"scanned_at"`
+			Gate         string `json:"gate"`
+		} `json:"scans"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if len(req.Scans) > ticketing.MaxBatchScans {
+		return ticketing.Invalid("scans", "at most %d scans a request", ticketing.MaxBatchScans)
+	}
+	b := ticketing.ScanBatch{Gate: req.Gate, EventID: req.EventID, Events: d.key.Events, KeyID: d.key.ID,
+		Scans: make([]ticketing.OfflineScan, len(req.Scans))}
+	for i, sc := range req.Scans {
+		at, err := time.Parse(time.RFC3339Nano, sc.ScannedAt)
+		if err != nil {
+			return ticketing.Invalid(fmt.Sprintf("scans[%d].scanned_at", i), "scanned_at must be an RFC 3339 date-time (got %q)", sc.ScannedAt)
+		}
+		b.Scans[i] = ticketing.OfflineScan{ClientScanID: sc.ClientScanID, Code: sc.Code, ScannedAt: at, Gate: sc.Gate}
+	}
+	res, err := s.CheckIns.Batch(r.Context(), d.tenant(), b)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Object string            `json:"object"`
+		Data   []batchAnswerJSON `json:"data"`
+	}{"check_in_batch", make([]batchAnswerJSON, len(res))}
+	for i := range res {
+		out.Data[i] = batchAnswerJSON{ClientScanID: b.Scans[i].ClientScanID, scanJSON: renderScan(&res[i])}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
