@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"bufio"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -115,7 +116,8 @@ func text0(t *testing.T, b *browser.Browser, js string) string {
 // uploaded and the server holds that admission. Every page passes axe-core.
 func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	d := newScannerDoor(t)
-	o := d.order(d.org, d.event.Tiers[0], 2, true)
+	hall := d.seatedEvent(t)
+	o, seats := d.seatedOrder(t, hall, 2)
 	_, codes := d.codes(t, o)
 	var first, second string
 	for n := range codes {
@@ -125,6 +127,8 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 			second = n
 		}
 	}
+	d.key, d.secret = d.newKey(t, []string{"checkins:write"}, []string{hall.ID})
+	d.event = hall
 	video := filepath.Join(t.TempDir(), "camera.y4m")
 	writeQRVideo(t, video, codes[first])
 	b := browser.New(t, 4*time.Minute,
@@ -144,7 +148,8 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 
 	run(t, b, "start the camera", chromedp.Click("#camera-toggle"))
 	testenv.WaitFor(t, 20*time.Second, "admitted", func() bool { return dataset(t, b, "last") == ticketing.ResultAdmitted })
-	if got := text(t, b, "#result"); !strings.Contains(got, "Admitted") || !strings.Contains(got, first) {
+	if got := text(t, b, "#result"); !strings.Contains(got, "Admitted") || !strings.Contains(got, first) ||
+		!strings.Contains(got, "Seat "+seats[first]) {
 		t.Errorf("the answer: %q", got)
 	}
 	t.Logf("screenshot: %s", b.Screenshot(t, "admitted"))
@@ -169,12 +174,10 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	testenv.WaitFor(t, 20*time.Second, "admitted offline", func() bool {
 		return dataset(t, b, "last") == ticketing.ResultAdmitted && strings.Contains(text(t, b, "#result"), second)
 	})
-	if got := text(t, b, "#result"); !strings.Contains(got, "offline") {
+	if got := text(t, b, "#result"); !strings.Contains(got, "offline") || !strings.Contains(got, "Seat "+seats[second]) {
 		t.Errorf("the offline answer: %q", got)
 	}
-	if p := dataset(t, b, "pending"); p != "1" {
-		t.Errorf("%s scans waiting, want 1", p)
-	}
+	testenv.WaitFor(t, 5*time.Second, "1 scan waiting", func() bool { return dataset(t, b, "pending") == "1" })
 	t.Logf("screenshot: %s", b.Screenshot(t, "offline-admitted"))
 	run(t, b, "stop the camera", chromedp.Click("#camera-toggle"))
 	st := d.stats(t)
@@ -203,4 +206,72 @@ func (d *scannerDoor) stats(t *testing.T) *ticketing.CheckInStats {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// hallCatalog is a seated event: Chamber Hall, row A of four seats.
+const hallCatalog = `{"events": [{"ref": "hall", "status": "published", "title": "Chamber Hall", "city": "Moscow",
+  "venue": "Small Hall", "starts_at": "2030-04-01T19:00:00+03:00", "ends_at": "2030-04-01T22:00:00+03:00",
+  "timezone": "Europe/Moscow", "tiers": [{"ref": "stalls", "name": "Stalls", "price": 300000, "zone": "stalls"}],
+  "seating": {"width": 400, "height": 300, "zones": [{"ref": "stalls", "name": "Stalls", "type": "seated",
+    "primary_tier": "stalls", "rows": [{"row": "A", "seats": 4, "x": 50, "y": 60, "dx": 20}]}]}}]}`
+
+// seatedEvent imports Chamber Hall (beside Jazz Night) and returns it with its map.
+func (d *scannerDoor) seatedEvent(t *testing.T) *ticketing.Event {
+	t.Helper()
+	c := d.client()
+	d.harness.signIn(c, "door-owner@example.com", password)
+	if p := d.upload(c, "/o/"+d.org+"/test/catalog", "hall.json", hallCatalog); p.status != http.StatusOK {
+		t.Fatalf("catalog: %d", p.status)
+	}
+	page, err := d.a.Store.Catalog.ListEvents(d.ctx, ticketing.EventQuery{OrganizerID: d.org, Environment: ticketing.EnvTest, Limit: 5, Scope: ticketing.ScopeAll, Q: "Chamber"})
+	if err != nil || len(page.Events) != 1 {
+		t.Fatalf("Chamber Hall: %v %v", page, err)
+	}
+	e, err := d.a.Store.Catalog.GetEventWithSeating(d.ctx, d.org, page.Events[0].Event.ID, ticketing.EnvTest)
+	if err != nil || e.Seating == nil {
+		t.Fatalf("Chamber Hall's map: %v", err)
+	}
+	return e
+}
+
+// seatedOrder holds the event's first n seats and pays an order of them; it
+// returns the order and each ticket's seat label.
+func (d *scannerDoor) seatedOrder(t *testing.T, e *ticketing.Event, n int) (*ticketing.Order, map[string]string) {
+	t.Helper()
+	var ids []string
+	for _, z := range e.Seating.Zones {
+		for _, st := range z.Seats {
+			if len(ids) < n {
+				ids = append(ids, st.ID)
+			}
+		}
+	}
+	c := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: d.org, Environment: ticketing.EnvTest}, KeyID: "key_dash"}
+	hold, err := d.a.Sales.Holds.CreateHold(d.ctx, c, "", ticketing.HoldRequest{EventID: &e.ID, SeatIDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rids []string
+	for _, st := range hold.Seats {
+		rids = append(rids, st.ReservationID)
+	}
+	email := "seated@example.com"
+	res, err := d.a.Sales.Orders.CreateOrder(d.ctx, c, "seated-"+e.ID, ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email}, SeatReservationIDs: &rids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := d.a.Sales.Orders.Simulate(d.ctx, c.Tenant, res.Order.ID, ticketing.OutcomePaid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seats := map[string]string{}
+	for _, tk := range o.Tickets {
+		if tk.Seat != nil {
+			seats[tk.Number] = tk.Seat.Label
+		}
+	}
+	if len(seats) != n {
+		t.Fatalf("the order's seats: %+v", o.Tickets)
+	}
+	return o, seats
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"tix/internal/auth"
 	"tix/internal/ticketing"
@@ -46,6 +47,15 @@ func (v *view) Texts() map[string]string {
 		}
 	}
 	return out
+}
+
+// Starts is when e starts, in its own time zone (UTC when it names none).
+func (v *view) Starts(e *ticketing.Event) string {
+	loc, err := time.LoadLocation(e.Timezone)
+	if err != nil || e.Timezone == "" {
+		loc = time.UTC
+	}
+	return e.StartsAt.In(loc).Format("2006-01-02 15:04")
 }
 
 func (s *Server) view(r *http.Request) *view {
