@@ -180,6 +180,15 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	testenv.WaitFor(t, 5*time.Second, "1 scan waiting", func() bool { return dataset(t, b, "pending") == "1" })
 	t.Logf("screenshot: %s", b.Screenshot(t, "offline-admitted"))
 	run(t, b, "stop the camera", chromedp.Click("#camera-toggle"))
+	// Still offline, the page opens again from its service worker, with its list and queue.
+	run(t, b, "reload offline", chromedp.Reload(), chromedp.WaitVisible("#camera-toggle"))
+	testenv.WaitFor(t, 10*time.Second, "the kept list and queue", func() bool {
+		return dataset(t, b, "list") == "2" && dataset(t, b, "pending") == "1" && dataset(t, b, "net") == "offline"
+	})
+	if sw := text0(t, b, `navigator.serviceWorker.controller ? navigator.serviceWorker.controller.scriptURL : ""`); !strings.HasSuffix(sw, "/dashboard/scanner/sw.js") {
+		t.Errorf("the offline page's service worker: %q", sw)
+	}
+	t.Logf("screenshot: %s", b.Screenshot(t, "offline-reloaded"))
 	st := d.stats(t)
 	if st.Admitted != 1 {
 		t.Errorf("while the scanner is offline the server counts %d admitted, want 1", st.Admitted)
@@ -197,6 +206,11 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	}
 	checkPage(t, b, "synced")
 	phoneWidth(t, b)
+	run(t, b, "Russian", chromedp.Click(`a[lang="ru"]`), chromedp.WaitVisible(`html[lang="ru"]`))
+	if got := text(t, b, "main"); !strings.Contains(got, "Включить камеру") {
+		t.Errorf("the Russian page: %q", got)
+	}
+	checkPage(t, b, "scanner-ru")
 }
 
 func (d *scannerDoor) stats(t *testing.T) *ticketing.CheckInStats {

@@ -11,7 +11,7 @@
   const base = root.dataset.path, csrf = root.dataset.csrf, live = root.dataset.env === 'live';
   const T = JSON.parse(document.getElementById('texts').textContent);
   const $ = (id) => document.getElementById(id);
-  const state = { jwks: null, lastCode: '', lastAt: 0, busy: false, stream: null, syncing: false };
+  const state = { reachable: true, jwks: null, lastCode: '', lastAt: 0, busy: false, stream: null, syncing: false };
   const REPEAT_MS = 3000; // the same code seen again within this is one scan
 
   // --- storage: IndexedDB "tix-scanner" -------------------------------------
@@ -61,8 +61,10 @@
         body: body ? JSON.stringify(body) : undefined,
       });
     } catch (e) {
+      state.reachable = false;
       throw new Offline();
     }
+    state.reachable = true;
     if (res.status === 401) { show('bad', T.signed_out, '', ''); throw new Error('signed out'); }
     const out = await res.json();
     if (!res.ok) throw new Error((out.error && out.error.message) || res.status);
@@ -249,7 +251,7 @@
 
   // --- syncing -----------------------------------------------------------------
   async function sync() {
-    if (state.syncing || !navigator.onLine) return;
+    if (state.syncing || !navigator.onLine) { refresh(); return; }
     state.syncing = true;
     try {
       const pending = await tx('scans', 'readonly', (s) => req(s.index('synced').getAll(0)));
@@ -312,8 +314,9 @@
 
   // --- the state line ---------------------------------------------------------
   async function refresh() {
-    $('net').textContent = navigator.onLine ? T.online : T.offline;
-    root.dataset.net = navigator.onLine ? 'online' : 'offline';
+    const online = navigator.onLine && state.reachable; // the server answered the last call
+    $('net').textContent = online ? T.online : T.offline;
+    root.dataset.net = online ? 'online' : 'offline';
     const ev = eventID() || (Array.from($('event').options).find((o) => o.value) || {}).value || '';
     const meta = ev ? await kvGet('list:' + ev) : null;
     $('list').textContent = meta ? T.list + ': ' + meta.count + ' ' + T.tickets + ', ' + clock(meta.generated_at) : T.list_none;
@@ -387,9 +390,12 @@
   });
   $('download').addEventListener('click', download);
   $('sync').addEventListener('click', sync);
-  window.addEventListener('online', () => { refresh(); sync(); });
+  window.addEventListener('online', () => { state.reachable = true; refresh(); sync(); });
   window.addEventListener('offline', refresh);
-  setInterval(sync, 15000);
+  setInterval(async () => { // every 10 s: is the server back? then send what waits
+    if (!state.reachable) await loadKeys();
+    sync();
+  }, 10000);
   if ('serviceWorker' in navigator) navigator.serviceWorker.register(base + '/sw.js', { scope: base + '/' }).catch((e) => console.warn('scanner service worker:', e.message));
   loadKeys().then(download).then(sync).then(() => { root.dataset.ready = 'true'; });
   refresh();
