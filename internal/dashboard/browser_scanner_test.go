@@ -180,6 +180,10 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	testenv.WaitFor(t, 5*time.Second, "1 scan waiting", func() bool { return dataset(t, b, "pending") == "1" })
 	t.Logf("screenshot: %s", b.Screenshot(t, "offline-admitted"))
 	run(t, b, "stop the camera", chromedp.Click("#camera-toggle"))
+	// Offline, an altered code (another seat) does not verify.
+	altered := strings.Replace(codes[first], `"seat_id":"`, `"seat_id":"x`, 1)
+	run(t, b, "type an altered code", chromedp.SetValue("#manual-code", altered), chromedp.Click("#manual button"))
+	testenv.WaitFor(t, 10*time.Second, "invalid", func() bool { return dataset(t, b, "last") == ticketing.ResultInvalid })
 	// Still offline, the page opens again from its service worker, with its list and queue.
 	run(t, b, "reload offline", chromedp.Reload(), chromedp.WaitVisible("#camera-toggle"))
 	testenv.WaitFor(t, 10*time.Second, "the kept list and queue", func() bool {

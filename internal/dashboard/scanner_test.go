@@ -16,6 +16,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/dashboard/scanner"
 	"tix/internal/testenv"
+	"tix/internal/ticketcode"
 	"tix/internal/ticketing"
 )
 
@@ -240,5 +241,83 @@ func TestScanner_EmbeddedDecoderIsThePinnedPackage(t *testing.T) {
 	if sw := d.get(d.client(), "/scanner/sw.js"); sw.status != http.StatusOK || !strings.Contains(sw.body, "caches.open") ||
 		!strings.HasPrefix(sw.header.Get("Content-Type"), "text/javascript") {
 		t.Errorf("sw.js: %d %s", sw.status, sw.header.Get("Content-Type"))
+	}
+}
+
+// call sends a JSON request as the page does and decodes the answer.
+func (d *scannerDoor) call(t *testing.T, c *http.Client, csrf, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequestWithContext(d.ctx, method, d.url(path), rd)
+	req.Header.Set("X-Tix-Scanner-Csrf", csrf)
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, raw
+}
+
+// The page's offline door goes through the same service as the API's: the
+// admission list it downloads is the signed page (it verifies with the
+// organizer's JWK set, which the scanner also serves), another event than
+// the key's is not found, and an uploaded offline scan is merged as POST
+// /v1/check-ins/batch merges it (a re-upload changes nothing).
+func TestScanner_AdmissionListAndBatch(t *testing.T) {
+	d := newScannerDoor(t)
+	o := d.order(d.org, d.event.Tiers[0], 2, true)
+	_, codes := d.codes(t, o)
+	c, csrf := d.signIn(t, d.secret)
+
+	st, raw := d.call(t, c, csrf, http.MethodGet, "/scanner/api/ticket-keys", nil)
+	var jwks ticketcode.JWKS
+	if st != http.StatusOK || json.Unmarshal(raw, &jwks) != nil || len(jwks.Keys) == 0 {
+		t.Fatalf("ticket keys: %d %s", st, raw)
+	}
+	set := ticketcode.FromJWKS(jwks)
+	st, raw = d.call(t, c, csrf, http.MethodGet, "/scanner/api/admission-list?event_id="+d.event.ID, nil)
+	var page ticketcode.AdmissionPage
+	if st != http.StatusOK || json.Unmarshal(raw, &page) != nil || len(page.Data) != 2 {
+		t.Fatalf("admission list: %d %s", st, raw)
+	}
+	if err := ticketcode.VerifyAdmissionPage(&page, set, time.Now()); err != nil {
+		t.Errorf("the page's list does not verify: %v", err)
+	}
+	if st, raw := d.call(t, c, csrf, http.MethodGet, "/scanner/api/admission-list?event_id=evt_other", nil); st != http.StatusNotFound {
+		t.Errorf("another event's list: %d %s", st, raw)
+	}
+
+	var number string
+	for n := range codes {
+		number = n
+	}
+	at := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
+	body := map[string]any{"gate": "north", "event_id": d.event.ID,
+		"scans": []map[string]string{{"client_scan_id": "scn-test:000001", "code": codes[number], "scanned_at": at, "gate": "north"}}}
+	for _, want := range []string{ticketing.ResultAdmitted, ticketing.ResultAdmitted} {
+		st, raw := d.call(t, c, csrf, http.MethodPost, "/scanner/api/check-ins/batch", body)
+		var out struct {
+			Data []struct {
+				ClientScanID string `json:"client_scan_id"`
+				Result       string `json:"result"`
+			} `json:"data"`
+		}
+		if st != http.StatusOK || json.Unmarshal(raw, &out) != nil || len(out.Data) != 1 || out.Data[0].Result != want ||
+			out.Data[0].ClientScanID != "scn-test:000001" {
+			t.Errorf("batch: %d %s, want %s", st, raw, want)
+		}
+	}
+	if st := d.stats(t); st.Admitted != 1 || st.Gates["north"] != 1 {
+		t.Errorf("after the upload: %+v", st)
+	}
+	body["scans"] = []map[string]string{{"client_scan_id": "scn-test:000002", "code": codes[number], "scanned_at": "yesterday"}}
+	if st, raw := d.call(t, c, csrf, http.MethodPost, "/scanner/api/check-ins/batch", body); st != http.StatusBadRequest ||
+		!strings.Contains(string(raw), "scans[0].scanned_at") {
+		t.Errorf("a malformed time: %d %s", st, raw)
 	}
 }
