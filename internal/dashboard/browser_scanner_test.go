@@ -193,6 +193,8 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 		t.Errorf("the offline page's service worker: %q", sw)
 	}
 	t.Logf("screenshot: %s", b.Screenshot(t, "offline-reloaded"))
+	run(t, b, "sign out with a scan unsent", chromedp.Click(".signout button"))
+	testenv.WaitFor(t, 10*time.Second, "the refusal", func() bool { return strings.Contains(text(t, b, "#result"), "Send the scans first") })
 	st := d.stats(t)
 	if st.Admitted != 1 {
 		t.Errorf("while the scanner is offline the server counts %d admitted, want 1", st.Admitted)

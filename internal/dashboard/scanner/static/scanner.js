@@ -251,7 +251,7 @@
 
   // --- syncing -----------------------------------------------------------------
   async function sync() {
-    if (state.syncing || !navigator.onLine) { refresh(); return; }
+    if (state.syncing || !navigator.onLine) { await refresh(); return; }
     state.syncing = true;
     try {
       const pending = await tx('scans', 'readonly', (s) => req(s.index('synced').getAll(0)));
@@ -271,7 +271,7 @@
       if (!(e instanceof Offline)) console.warn('scanner sync:', e.message);
     } finally {
       state.syncing = false;
-      refresh();
+      await refresh();
     }
   }
 
@@ -387,6 +387,17 @@
     const code = $('manual-code').value.trim();
     if (code) handle(code);
     $('manual-code').value = '';
+  });
+  // Signing out clears this device's storage: never while scans wait to be sent.
+  const signout = document.querySelector('form.signout');
+  signout.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await sync();
+    if (root.dataset.pending !== '0') {
+      show('bad', T.unsent, '', T.pending + ': ' + root.dataset.pending);
+      return;
+    }
+    signout.submit();
   });
   $('download').addEventListener('click', download);
   $('sync').addEventListener('click', sync);
