@@ -44,9 +44,22 @@ type batchScanJSON struct {
 }
 
 type batchAnswerJSON struct {
-	ClientScanID string `json:"client_scan_id"`
-	scanJSON
-	Superseded *checkInJSON `json:"superseded"`
+	ClientScanID string            `json:"client_scan_id,omitempty"`
+	Result       string            `json:"result"`
+	TicketNumber *string           `json:"ticket_number"`
+	Seat         *ticketSeatJSON   `json:"seat"`
+	CheckIn      *checkInJSON      `json:"check_in"`
+	Superseded   *checkInJSON      `json:"superseded"`
+	Tickets      []batchAnswerJSON `json:"tickets,omitempty"`
+}
+
+func renderBatchAnswer(id string, res *ticketing.ScanResult) batchAnswerJSON {
+	out := batchAnswerJSON{ClientScanID: id, Result: res.Result, TicketNumber: strPtr(res.TicketNumber), Seat: renderTicketSeat(res.Seat),
+		CheckIn: renderCheckIn(res.CheckIn), Superseded: renderCheckIn(res.Superseded)}
+	for i := range res.Tickets {
+		out.Tickets = append(out.Tickets, renderBatchAnswer("", &res.Tickets[i]))
+	}
+	return out
 }
 
 func (s *Server) checkInBatch(w http.ResponseWriter, r *http.Request) error {
@@ -84,7 +97,7 @@ func (s *Server) checkInBatch(w http.ResponseWriter, r *http.Request) error {
 		Data   []batchAnswerJSON `json:"data"`
 	}{"check_in_batch", make([]batchAnswerJSON, len(res))}
 	for i := range res {
-		out.Data[i] = batchAnswerJSON{ClientScanID: b.Scans[i].ClientScanID, scanJSON: renderScan(&res[i]), Superseded: renderCheckIn(res[i].Superseded)}
+		out.Data[i] = renderBatchAnswer(b.Scans[i].ClientScanID, &res[i])
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, out)

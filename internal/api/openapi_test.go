@@ -152,6 +152,8 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/check-ins":                  {"post"},
 		"/check-ins/{id}":             {"delete"},
 		"/events/{id}/check-in-stats": {"get"},
+		"/events/{id}/admission-list": {"get"},
+		"/check-ins/batch":            {"post"},
 	}
 	for path, methods := range operations {
 		item, ok := paths[path].(map[string]any)
