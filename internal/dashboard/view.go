@@ -117,9 +117,13 @@ func lang(r *http.Request) string {
 }
 
 // parsePages parses each page template with the layout.
-func parsePages() map[string]*template.Template {
-	layout := template.Must(template.New("layout.html").ParseFS(templateFS, "templates/layout.html"))
-	names, err := fs.Glob(templateFS, "templates/*.html")
+func parsePages() map[string]*template.Template { return ParsePages(templateFS) }
+
+// ParsePages parses each page of fsys's templates/*.html with its
+// templates/layout.html (the dashboard's pages, the scanner's).
+func ParsePages(fsys fs.FS) map[string]*template.Template {
+	layout := template.Must(template.New("layout.html").ParseFS(fsys, "templates/layout.html"))
+	names, err := fs.Glob(fsys, "templates/*.html")
 	if err != nil {
 		panic(err)
 	}
@@ -129,7 +133,7 @@ func parsePages() map[string]*template.Template {
 		if name == "layout" {
 			continue
 		}
-		pages[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, n))
+		pages[name] = template.Must(template.Must(layout.Clone()).ParseFS(fsys, n))
 	}
 	return pages
 }

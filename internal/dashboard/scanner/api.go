@@ -9,6 +9,7 @@ import (
 
 	"tix/internal/clock"
 	"tix/internal/jsonkeys"
+	"tix/internal/ticketcode"
 	"tix/internal/ticketing"
 )
 
@@ -82,35 +83,23 @@ func decode(r *http.Request, v any) error {
 	return nil
 }
 
-type seatJSON struct {
-	Label    string  `json:"label"`
-	ZoneName string  `json:"zone_name"`
-	Row      *string `json:"row"`
-	Number   *int    `json:"number"`
-}
-
-type checkInJSON struct {
-	ID   string `json:"id"`
-	Gate string `json:"gate"`
-	At   string `json:"at"`
-}
-
 // scanJSON is an answer as the page shows it.
 type scanJSON struct {
-	Result       string       `json:"result"`
-	TicketNumber string       `json:"ticket_number,omitempty"`
-	Seat         *seatJSON    `json:"seat"`
-	CheckIn      *checkInJSON `json:"check_in"`
-	Tickets      []scanJSON   `json:"tickets,omitempty"`
+	Result       string                       `json:"result"`
+	TicketNumber string                       `json:"ticket_number,omitempty"`
+	Seat         *ticketcode.AdmissionSeat    `json:"seat"`
+	CheckIn      *ticketcode.AdmissionCheckIn `json:"check_in"`
+	Tickets      []scanJSON                   `json:"tickets,omitempty"`
 }
 
 func renderScan(res *ticketing.ScanResult) scanJSON {
 	out := scanJSON{Result: res.Result, TicketNumber: res.TicketNumber}
 	if st := res.Seat; st != nil {
-		out.Seat = &seatJSON{Label: st.Label, ZoneName: st.ZoneName, Row: st.Row, Number: st.Number}
+		code := st.SeatID
+		out.Seat = &ticketcode.AdmissionSeat{Label: st.Label, ZoneName: st.ZoneName, Row: st.Row, Number: st.Number, SeatCode: &code}
 	}
 	if ci := res.CheckIn; ci != nil {
-		out.CheckIn = &checkInJSON{ID: ci.ID, Gate: ci.Gate, At: clock.Format(ci.At)}
+		out.CheckIn = &ticketcode.AdmissionCheckIn{ID: ci.ID, TicketNumber: ci.TicketNumber, Gate: ci.Gate, At: clock.Format(ci.At)}
 	}
 	for i := range res.Tickets {
 		out.Tickets = append(out.Tickets, renderScan(&res.Tickets[i]))

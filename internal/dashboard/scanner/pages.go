@@ -2,14 +2,13 @@ package scanner
 
 import (
 	"bytes"
-	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"tix/internal/auth"
+	"tix/internal/dashboard"
 	"tix/internal/ticketing"
 )
 
@@ -59,11 +58,7 @@ func (v *view) Starts(e *ticketing.Event) string {
 }
 
 func (s *Server) view(r *http.Request) *view {
-	lang := "en"
-	if s.Lang != nil {
-		lang = s.Lang(r)
-	}
-	return &view{Lang: lang, Base: s.Base, Path: s.Path(), Back: r.URL.Path, Env: ticketing.EnvTest}
+	return &view{Lang: dashboard.Lang(r), Base: s.Base, Path: s.Path(), Back: r.URL.Path, Env: ticketing.EnvTest}
 }
 
 // page is the scanner when signed in, else its sign-in form.
@@ -132,22 +127,6 @@ func (s *Server) serviceWorker(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	_, _ = w.Write(b)
-}
-
-func parsePages() map[string]*template.Template {
-	layout := template.Must(template.New("layout.html").ParseFS(templateFS, "templates/layout.html"))
-	names, err := fs.Glob(templateFS, "templates/*.html")
-	if err != nil {
-		panic(err)
-	}
-	pages := map[string]*template.Template{}
-	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name != "layout" {
-			pages[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, n))
-		}
-	}
-	return pages
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page string, v *view) {

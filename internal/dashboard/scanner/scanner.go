@@ -22,6 +22,7 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/clock"
+	"tix/internal/dashboard"
 	"tix/internal/ticketcode"
 	"tix/internal/ticketing"
 )
@@ -70,8 +71,6 @@ type Server struct {
 	Secure bool
 	// SessionTTL is how long a signed-in scanner stays signed in (a shift).
 	SessionTTL time.Duration
-	// Lang is the page's language for a request (the dashboard's rule).
-	Lang func(*http.Request) string
 
 	pages map[string]*template.Template
 }
@@ -100,7 +99,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	if s.SessionTTL == 0 {
 		s.SessionTTL = DefaultSessionTTL
 	}
-	s.pages = parsePages()
+	s.pages = dashboard.ParsePages(templateFS)
 	p := s.Path()
 	static, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix(p+"/static/", http.FileServerFS(static))

@@ -5,7 +5,8 @@
 'use strict';
 const CACHE = 'tix-scanner-v1';
 const scope = self.registration.scope; // .../scanner/
-const SHELL = [scope, scope + 'static/scanner.js', scope + 'static/jsQR.js', scope + 'static/scanner.css'];
+const SHELL = [scope, scope + 'static/scanner.js', scope + 'static/jsQR.js', scope + 'static/scanner.css',
+  new URL('../static/dashboard.css', scope).href]; // and the dashboard's styles it builds on
 
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -20,7 +21,8 @@ self.addEventListener('activate', (e) => {
 // Network first (a fresh page online), the kept copy when the network fails.
 self.addEventListener('fetch', (e) => {
   const url = new URL(e.request.url);
-  if (e.request.method !== 'GET' || !e.request.url.startsWith(scope) || url.pathname.startsWith(new URL(scope).pathname + 'api/')) return;
+  if (e.request.method !== 'GET' || !SHELL.includes(url.origin + url.pathname) && !e.request.url.startsWith(scope) ||
+      url.pathname.startsWith(new URL(scope).pathname + 'api/')) return;
   const key = e.request.mode === 'navigate' ? scope : url.origin + url.pathname;
   e.respondWith(fetch(e.request).then((res) => {
     if (res.ok && res.type === 'basic' && !res.redirected) {
