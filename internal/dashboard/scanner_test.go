@@ -321,3 +321,56 @@ func TestScanner_AdmissionListAndBatch(t *testing.T) {
 		t.Errorf("a malformed time: %d %s", st, raw)
 	}
 }
+
+// seriesCatalog is a weekly series of two evenings.
+const seriesCatalog = `{"events": [{"ref": "weekly", "status": "published", "title": "Weekly Quartet", "city": "Moscow",
+  "venue": "Club", "kind": "recurring", "timezone": "Europe/Moscow",
+  "tiers": [{"ref": "floor", "name": "Floor", "price": 100000, "capacity": 50}],
+  "occurrences": [{"ref": "w1", "starts_at": "2030-05-01T19:00:00+03:00", "ends_at": "2030-05-01T22:00:00+03:00"},
+                  {"ref": "w2", "starts_at": "2030-05-08T19:00:00+03:00", "ends_at": "2030-05-08T22:00:00+03:00"}]}]}`
+
+// A series' door is one of its evenings: the page offers each occurrence,
+// and a ticket of next week's evening scanned at tonight's door is the
+// wrong event, online as through the API.
+func TestScanner_SeriesDoorIsOneOccurrence(t *testing.T) {
+	d := newScannerDoor(t)
+	c := d.client()
+	d.harness.signIn(c, "door-owner@example.com", password)
+	if p := d.upload(c, "/o/"+d.org+"/test/catalog", "weekly.json", seriesCatalog); p.status != http.StatusOK {
+		t.Fatalf("catalog: %d", p.status)
+	}
+	page, err := d.a.Store.Catalog.ListEvents(d.ctx, ticketing.EventQuery{OrganizerID: d.org, Environment: ticketing.EnvTest, Limit: 5, Scope: ticketing.ScopeAll, Q: "Quartet"})
+	if err != nil || len(page.Events) != 1 || len(page.Events[0].Event.Occurrences) != 2 {
+		t.Fatalf("the series: %+v %v", page, err)
+	}
+	series := page.Events[0].Event
+	w1, w2 := series.Occurrences[0].ID, series.Occurrences[1].ID
+	email, qty := "weekly@example.com", 1
+	caller := ticketing.Caller{Tenant: ticketing.Tenant{OrganizerID: d.org, Environment: ticketing.EnvTest}, KeyID: "key_dash"}
+	res, err := d.a.Sales.Orders.CreateOrder(d.ctx, caller, "weekly-w2", ticketing.OrderRequest{Buyer: &ticketing.BuyerInput{Email: &email},
+		TierID: &series.Tiers[0].ID, Quantity: &qty, EventID: &series.ID, OccurrenceID: &w2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := d.a.Sales.Orders.Simulate(d.ctx, caller.Tenant, res.Order.ID, ticketing.OutcomePaid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, codes := d.codes(t, o)
+	_, secret := d.newKey(t, []string{auth.ScopeCheckinsWrite}, []string{series.ID})
+	sc, csrf := d.signIn(t, secret)
+	p := d.get(sc, "/scanner/")
+	for _, occ := range []string{w1, w2} {
+		if !strings.Contains(p.body, `value="`+series.ID+"|"+occ+`"`) {
+			t.Errorf("the page does not offer the evening %s:\n%s", occ, p.body)
+		}
+	}
+	for _, code := range codes {
+		if _, out := d.scan(t, sc, csrf, map[string]string{"code": code, "gate": "north", "event_id": series.ID, "occurrence_id": w1}); out["result"] != ticketing.ResultWrongEvent {
+			t.Errorf("next week's ticket at tonight's door: %v", out)
+		}
+		if _, out := d.scan(t, sc, csrf, map[string]string{"code": code, "gate": "north", "event_id": series.ID, "occurrence_id": w2}); out["result"] != ticketing.ResultAdmitted {
+			t.Errorf("the ticket at its evening's door: %v", out)
+		}
+	}
+}

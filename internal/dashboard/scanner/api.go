@@ -113,6 +113,7 @@ func (s *Server) scan(w http.ResponseWriter, r *http.Request, d *door) error {
 		Code           string `json:"code"`
 		Gate           string `json:"gate"`
 		EventID        string `json:"event_id"`
+		OccurrenceID   string `json:"occurrence_id"`
 		IdempotencyKey string `json:"idempotency_key"`
 	}
 	if err := decode(r, &req); err != nil {
@@ -122,7 +123,7 @@ func (s *Server) scan(w http.ResponseWriter, r *http.Request, d *door) error {
 		return ticketing.Invalid("idempotency_key", "idempotency_key is 1 to 255 printable ASCII characters")
 	}
 	res, err := s.CheckIns.Scan(r.Context(), d.tenant(), ticketing.Scan{Code: req.Code, Gate: req.Gate, EventID: req.EventID,
-		Events: d.key.Events, KeyID: d.key.ID, IdempotencyKey: req.IdempotencyKey})
+		OccurrenceID: req.OccurrenceID, Events: d.key.Events, KeyID: d.key.ID, IdempotencyKey: req.IdempotencyKey})
 	if err != nil {
 		return err
 	}

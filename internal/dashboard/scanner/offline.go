@@ -15,7 +15,7 @@ import (
 func (s *Server) admissionList(w http.ResponseWriter, r *http.Request, d *door) error {
 	q := r.URL.Query()
 	p, err := s.CheckIns.AdmissionList(r.Context(), d.tenant(), ticketing.AdmissionQuery{EventID: q.Get("event_id"),
-		KeyEvents: d.key.Events, Cursor: q.Get("cursor")})
+		OccurrenceID: q.Get("occurrence_id"), KeyEvents: d.key.Events, Cursor: q.Get("cursor")})
 	if err != nil {
 		return err
 	}
@@ -30,9 +30,10 @@ type batchAnswerJSON struct {
 
 func (s *Server) batch(w http.ResponseWriter, r *http.Request, d *door) error {
 	var req struct {
-		Gate    string `json:"gate"`
-		EventID string `json:"event_id"`
-		Scans   []struct {
+		Gate         string `json:"gate"`
+		EventID      string `json:"event_id"`
+		OccurrenceID string `json:"occurrence_id"`
+		Scans        []struct {
 			ClientScanID string    `json:"client_scan_id"`
 			Code         string    `json:"code"`
 			ScannedAt    time.Time `json:"scanned_at"`
@@ -42,7 +43,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request, d *door) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	b := ticketing.ScanBatch{Gate: req.Gate, EventID: req.EventID, Events: d.key.Events, KeyID: d.key.ID,
+	b := ticketing.ScanBatch{Gate: req.Gate, EventID: req.EventID, OccurrenceID: req.OccurrenceID, Events: d.key.Events, KeyID: d.key.ID,
 		Scans: make([]ticketing.OfflineScan, len(req.Scans))}
 	for i, sc := range req.Scans {
 		b.Scans[i] = ticketing.OfflineScan{ClientScanID: sc.ClientScanID, Code: sc.Code, ScannedAt: sc.ScannedAt, Gate: sc.Gate}

@@ -21,7 +21,7 @@ type view struct {
 	Message string // a message key shown in the page's alert
 	Key     string // the signed-in key's name and last four
 	Env     ticketing.Environment
-	Events  []*ticketing.Event
+	Doors   []doorChoice
 	CSRF    string
 }
 
@@ -48,13 +48,29 @@ func (v *view) Texts() map[string]string {
 	return out
 }
 
-// Starts is when e starts, in its own time zone (UTC when it names none).
-func (v *view) Starts(e *ticketing.Event) string {
-	loc, err := time.LoadLocation(e.Timezone)
-	if err != nil || e.Timezone == "" {
-		loc = time.UTC
+// doorChoice is one entry of the door's event choice: an event, or one
+// occurrence of a series (Value "evt_...|occ_...").
+type doorChoice struct{ Value, Label string }
+
+// doorChoices lists the events, and the series' occurrences not yet
+// ended, each with its start in the event's time zone.
+func doorChoices(events []*ticketing.Event, now time.Time) []doorChoice {
+	var out []doorChoice
+	for _, e := range events {
+		loc, err := time.LoadLocation(e.Timezone)
+		if err != nil || e.Timezone == "" {
+			loc = time.UTC
+		}
+		if len(e.Occurrences) == 0 {
+			out = append(out, doorChoice{e.ID, e.Title + " · " + e.StartsAt.In(loc).Format("2006-01-02 15:04")})
+		}
+		for _, o := range e.Occurrences {
+			if o.EndsAt.After(now) {
+				out = append(out, doorChoice{e.ID + "|" + o.ID, e.Title + " · " + o.StartsAt.In(loc).Format("2006-01-02 15:04")})
+			}
+		}
 	}
-	return e.StartsAt.In(loc).Format("2006-01-02 15:04")
+	return out
 }
 
 func (s *Server) view(r *http.Request) *view {
@@ -73,10 +89,12 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusOK, "signin", v)
 		return
 	}
-	if v.Events, err = s.doorEvents(r.Context(), d); err != nil {
+	events, err := s.doorEvents(r.Context(), d)
+	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
+	v.Doors = doorChoices(events, s.Clock.Now())
 	v.Key, v.Env, v.CSRF = d.key.Name+" ····"+d.key.Last4, d.key.Environment, d.csrf
 	s.render(w, r, http.StatusOK, "scanner", v)
 }

@@ -11,7 +11,7 @@
   const base = root.dataset.path, csrf = root.dataset.csrf, live = root.dataset.env === 'live';
   const T = JSON.parse(document.getElementById('texts').textContent);
   const $ = (id) => document.getElementById(id);
-  const state = { reachable: true, jwks: null, lastCode: '', lastAt: 0, busy: false, stream: null, syncing: false };
+  const state = { reachable: true, jwks: null, lastCode: '', lastSeen: 0, busy: false, stream: null, syncing: false };
   const REPEAT_MS = 3000; // the same code seen again within this is one scan
 
   // --- storage: IndexedDB "tix-scanner" -------------------------------------
@@ -165,14 +165,18 @@
 
   // --- scanning ----------------------------------------------------------------
   const gate = () => $('gate').value.trim();
-  const eventID = () => $('event').value;
+  // The door: an event, or one occurrence of a series ("evt_...|occ_...").
+  const door = () => $('event').value;
+  const eventID = () => door().split('|')[0];
+  const occurrenceID = () => door().split('|')[1] || '';
+  const split = (dv) => ({ event_id: dv.split('|')[0] || null, occurrence_id: dv.split('|')[1] || null });
   async function handle(code) {
     if (!gate()) { show('bad', T.need_gate, '', ''); $('gate').focus(); return; }
     state.busy = true;
     try {
       let answer, note = '';
       try {
-        answer = await call('POST', '/api/check-ins', { code, gate: gate(), event_id: eventID(), idempotency_key: 'scn-' + crypto.randomUUID() });
+        answer = await call('POST', '/api/check-ins', { code, gate: gate(), event_id: eventID(), occurrence_id: occurrenceID(), idempotency_key: 'scn-' + crypto.randomUUID() });
         await remember(answer);
       } catch (e) {
         if (!(e instanceof Offline)) throw e;
@@ -185,6 +189,7 @@
       if (e.message !== 'signed out') show('bad', T.error, '', e.message);
     } finally {
       state.busy = false;
+      state.lastSeen = Date.now(); // the time the answer took is not time out of view
     }
   }
   // remember keeps an online admission in the local list, so the same
@@ -205,7 +210,9 @@
     if (code.startsWith('{')) {
       claims = await verifyCode(code);
       if (!claims || claims.livemode !== live) return { result: 'invalid' };
-      if (eventID() && claims.event_id !== eventID()) return { result: 'wrong_event', ticket_number: claims.ticket_number };
+      if (eventID() && (claims.event_id !== eventID() || (occurrenceID() && claims.occurrence_id !== occurrenceID()))) {
+        return { result: 'wrong_event', ticket_number: claims.ticket_number };
+      }
       numbers = claims.tickets || [claims.ticket_number];
     } else {
       const n = code.toUpperCase();
@@ -220,7 +227,7 @@
       for (const n of numbers) {
         const e = await req(s.get(n));
         const a = { ticket_number: n, seat: e ? e.seat : null, check_in: e ? e.check_in : null };
-        if (e && !claims && eventID() && e.event_id !== eventID()) a.result = 'wrong_event';
+        if (e && !claims && eventID() && (e.event_id !== eventID() || (occurrenceID() && e.occurrence_id !== occurrenceID()))) a.result = 'wrong_event';
         else if (e && e.check_in) a.result = 'already_admitted';
         else if (e && e.state === 'refunded') a.result = 'refunded';
         else if (e && e.state !== 'valid') a.result = 'invalid';
@@ -236,16 +243,16 @@
     });
     const answer = answers.length === 1 && !(claims && claims.tickets) ? answers[0]
       : { result: answers.some((a) => a.result === 'admitted') ? 'admitted' : answers[0].result, ticket_number: claims ? claims.ticket_number : code, tickets: answers };
-    await queue(code, at, claims ? claims.event_id : eventID());
+    await queue(code, at, door() || (claims ? claims.event_id : ''));
     return answer;
   }
-  async function queue(code, at, ev) {
+  async function queue(code, at, dv) {
     let dev = await kvGet('device');
     if (!dev) { dev = crypto.randomUUID().slice(0, 8); await kvPut('device', dev); }
     const n = ((await kvGet('counter')) || 0) + 1;
     await kvPut('counter', n);
     await tx('scans', 'readwrite', (s) => {
-      s.put({ client_scan_id: 'scn-' + dev + ':' + String(n).padStart(6, '0'), code, scanned_at: at, gate: gate(), event_id: ev || '', synced: 0 });
+      s.put({ client_scan_id: 'scn-' + dev + ':' + String(n).padStart(6, '0'), code, scanned_at: at, gate: gate(), door: dv, synced: 0 });
     });
   }
 
@@ -256,12 +263,12 @@
     try {
       const pending = await tx('scans', 'readonly', (s) => req(s.index('synced').getAll(0)));
       const byEvent = {};
-      for (const sc of pending) (byEvent[sc.event_id] = byEvent[sc.event_id] || []).push(sc);
-      for (const [ev, scans] of Object.entries(byEvent)) {
+      for (const sc of pending) (byEvent[sc.door] = byEvent[sc.door] || []).push(sc);
+      for (const [dv, scans] of Object.entries(byEvent)) {
         for (let i = 0; i < scans.length; i += 100) {
           const part = scans.slice(i, i + 100);
-          const out = await call('POST', '/api/check-ins/batch', { gate: part[0].gate, event_id: ev || null,
-            scans: part.map((sc) => ({ client_scan_id: sc.client_scan_id, code: sc.code, scanned_at: sc.scanned_at, gate: sc.gate })) });
+          const out = await call('POST', '/api/check-ins/batch', Object.assign({ gate: part[0].gate }, split(dv), {
+            scans: part.map((sc) => ({ client_scan_id: sc.client_scan_id, code: sc.code, scanned_at: sc.scanned_at, gate: sc.gate })) }));
           await tx('scans', 'readwrite', (s) => {
             out.data.forEach((a, j) => { s.put(Object.assign(part[j], { synced: 1, result: a.result })); });
           });
@@ -285,14 +292,16 @@
     }
   }
   async function download() {
-    const events = eventID() ? [eventID()] : Array.from($('event').options).map((o) => o.value).filter(Boolean);
+    const doors = door() ? [door()] : Array.from($('event').options).map((o) => o.value).filter(Boolean);
     try {
       await loadKeys();
-      for (const ev of events) {
+      for (const dv of doors) {
+        const { event_id: ev, occurrence_id: occ } = split(dv);
         let cursor = '', count = 0, generated = '';
         do {
-          const p = await call('GET', '/api/admission-list?event_id=' + encodeURIComponent(ev) + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
-          if (!(await verifyPage(p, ev))) throw new Error('the admission list does not verify');
+          const p = await call('GET', '/api/admission-list?event_id=' + encodeURIComponent(ev) + (occ ? '&occurrence_id=' + encodeURIComponent(occ) : '') +
+            (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
+          if ((p.occurrence_id || null) !== occ || !(await verifyPage(p, ev))) throw new Error('the admission list does not verify');
           await tx('tickets', 'readwrite', async (s) => {
             for (const e of p.data) {
               const had = await req(s.get(e.ticket_number));
@@ -304,7 +313,7 @@
           generated = generated || p.generated_at;
           cursor = p.has_more ? p.next_cursor : '';
         } while (cursor);
-        await kvPut('list:' + ev, { count, generated_at: generated });
+        await kvPut('list:' + dv, { count, generated_at: generated });
       }
     } catch (e) {
       if (!(e instanceof Offline)) console.warn('scanner list:', e.message);
@@ -317,8 +326,8 @@
     const online = navigator.onLine && state.reachable; // the server answered the last call
     $('net').textContent = online ? T.online : T.offline;
     root.dataset.net = online ? 'online' : 'offline';
-    const ev = eventID() || (Array.from($('event').options).find((o) => o.value) || {}).value || '';
-    const meta = ev ? await kvGet('list:' + ev) : null;
+    const dv = door() || (Array.from($('event').options).find((o) => o.value) || {}).value || '';
+    const meta = dv ? await kvGet('list:' + dv) : null;
     $('list').textContent = meta ? T.list + ': ' + meta.count + ' ' + T.tickets + ', ' + clock(meta.generated_at) : T.list_none;
     root.dataset.list = meta ? String(meta.count) : '';
     const all = await tx('scans', 'readonly', (s) => req(s.getAll()));
@@ -364,12 +373,13 @@
       g.drawImage(v, 0, 0, c.width, c.height);
       const found = window.jsQR(g.getImageData(0, 0, c.width, c.height).data, c.width, c.height, { inversionAttempts: 'attemptBoth' });
       const now = Date.now();
-      if (found && found.data && (found.data !== state.lastCode || now - state.lastAt > REPEAT_MS)) {
-        state.lastCode = found.data;
-        state.lastAt = now;
-        handle(found.data);
-      } else if (found && found.data === state.lastCode) {
-        state.lastAt = Math.max(state.lastAt, now - REPEAT_MS + 1000); // still in view: wait until it leaves
+      if (found && found.data) {
+        // A code is scanned again only once it was out of view for REPEAT_MS.
+        if (found.data !== state.lastCode || now - state.lastSeen > REPEAT_MS) {
+          state.lastCode = found.data;
+          handle(found.data);
+        }
+        state.lastSeen = now;
       }
     }
     setTimeout(tick, 150);
@@ -380,7 +390,7 @@
   const savedEvent = localStorage.getItem('tix-scanner-event');
   if (savedEvent !== null && Array.from($('event').options).some((o) => o.value === savedEvent)) $('event').value = savedEvent;
   $('gate').addEventListener('change', () => localStorage.setItem('tix-scanner-gate', gate()));
-  $('event').addEventListener('change', () => { localStorage.setItem('tix-scanner-event', eventID()); download(); });
+  $('event').addEventListener('change', () => { localStorage.setItem('tix-scanner-event', door()); download(); });
   $('camera-toggle').addEventListener('click', startCamera);
   $('manual').addEventListener('submit', (e) => {
     e.preventDefault();
