@@ -150,6 +150,16 @@ func TestScanner_SignInTakesACheckInKey(t *testing.T) {
 	if csp := page.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
 		t.Errorf("the scanner page's CSP: %q", csp)
 	}
+	if p := d.get(c, "/scanner"); p.status != http.StatusMovedPermanently || p.header.Get("Location") != "/dashboard/scanner/" {
+		t.Errorf("/scanner without its slash: %d %s", p.status, p.header.Get("Location"))
+	}
+	out := d.post(c, "/scanner/signout")
+	if out.status != http.StatusSeeOther || !strings.Contains(out.header.Get("Set-Cookie"), "Max-Age=0") || out.header.Get("Clear-Site-Data") == "" {
+		t.Errorf("sign out: %d, Set-Cookie %q, Clear-Site-Data %q", out.status, out.header.Get("Set-Cookie"), out.header.Get("Clear-Site-Data"))
+	}
+	if p := d.get(c, "/scanner/"); !strings.Contains(p.body, `name="key"`) {
+		t.Errorf("signed out, the page is not the sign-in form")
+	}
 }
 
 // A scan from the page goes through ticketing.CheckIns as POST

@@ -109,6 +109,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	}))
 	mux.HandleFunc("GET "+p+"/sw.js", s.serviceWorker)
 	mux.HandleFunc("GET "+p+"/{$}", s.page)
+	mux.Handle("GET "+p, http.RedirectHandler(p+"/", http.StatusMovedPermanently))
 	mux.HandleFunc("POST "+p+"/signin", s.signIn)
 	mux.HandleFunc("POST "+p+"/signout", s.signOut)
 	mux.HandleFunc("POST "+p+"/api/check-ins", s.api(s.scan))
