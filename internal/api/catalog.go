@@ -25,8 +25,9 @@ type pingJSON struct {
 	APIVersion        string   `json:"api_version"`
 }
 
-// WebhookEventTypes are the order event types an endpoint can subscribe to.
-var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded"}
+// WebhookEventTypes are the event types an endpoint can subscribe to
+// (ticket.checked_in only by name: docs/webhooks.md).
+var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded", "ticket.checked_in"}
 
 func (s *Server) ping(w http.ResponseWriter, r *http.Request) error {
 	k := callerOf(r.Context()).key
