@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"tix/internal/api"
-	"tix/internal/app"
 	"tix/internal/api/openapitest"
+	"tix/internal/app"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
