@@ -139,6 +139,7 @@ func EnableDoor(a *App) {
 	c := a.Sales.Deps.Clock
 	a.TicketKeys = &ticketing.TicketKeys{Store: a.Store.TicketKeys(), Box: a.Webhooks.Box, Clock: c, Overlap: a.Config.TicketKeyOverlap}
 	a.CheckIns = &ticketing.CheckIns{Store: a.Store.Tickets(), Keys: a.TicketKeys, Catalog: a.Store.Catalog, Clock: c}
+	a.CheckIns.Webhooks = a.Webhooks // ticket.checked_in for the endpoints that subscribe to it
 	a.Server.EnableDoor(a.TicketKeys, a.CheckIns)
 	if a.Email != nil {
 		a.Email.Codes = a.TicketKeys

@@ -120,7 +120,8 @@ type Server struct {
 	Webhooks   Webhooks
 	Sales      Sales
 	Catalog    Catalog
-	Mail       Mailer // nil: no email is sent (links are logged at warn level for the operator)
+	Door       DoorCounts // the Events page's door counts (events_door.go; nil: none shown)
+	Mail       Mailer     // nil: no email is sent (links are logged at warn level for the operator)
 	Counter    Counter
 	// The Orders pages (orders.go): the ticketing orders' service, its
 	// search, the webhooks and emails of an order (nil: none are shown and

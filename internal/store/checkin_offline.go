@@ -173,3 +173,21 @@ func (s *Tickets) admissionShard(ctx context.Context, t ticketing.Tenant, eventI
 	}
 	return out, nil
 }
+
+// PutCheckInEvent writes a ticket.checked_in outbox event once (its id is
+// derived from the check-in's): found by the outbox index like an order's
+// event until it is fanned out.
+func (s *Tickets) PutCheckInEvent(ctx context.Context, ev *ticketing.OrderEvent) error {
+	put, err := outboxPut(s.core, ev)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.Put.TableName, Item: put.Put.Item, ConditionExpression: put.Put.ConditionExpression})
+	if _, ok := isConditionFailed(err); ok {
+		return nil // written before
+	}
+	if err != nil {
+		return fmt.Errorf("write event %s: %w", ev.ID, err)
+	}
+	return nil
+}

@@ -85,6 +85,9 @@ type CheckIns struct {
 	Keys    *TicketKeys
 	Catalog SalesCatalog // cancelled events and occurrences (cached, statusTTL)
 	Clock   clock.Clock
+	// Webhooks, when set, announces admissions to the endpoints that
+	// subscribe to ticket.checked_in (checkin_events.go).
+	Webhooks CheckInWebhooks
 
 	mu       sync.Mutex
 	statuses map[string]cachedStatus
@@ -143,7 +146,7 @@ func (s *CheckIns) scanCode(ctx context.Context, t Tenant, sc Scan) (*ScanResult
 		return &ScanResult{Result: ResultCancelled, TicketNumber: c.TicketNumber}, nil
 	}
 	if c.Kind() == ticketcode.KindOrder {
-		return s.admitOrder(ctx, t, sc, c.TicketNumber, c.Tickets)
+		return s.admitOrder(ctx, t, sc, c.TicketNumber, c.Tickets, TicketState{OrderID: c.OrderID, EventID: c.EventID, OccurrenceID: c.OccurrenceID})
 	}
 	st, err := s.Store.Admit(ctx, t, s.checkIn(sc, c.TicketNumber), sc.events())
 	if err != nil {
@@ -152,7 +155,11 @@ func (s *CheckIns) scanCode(ctx context.Context, t Tenant, sc Scan) (*ScanResult
 	if st.Found && st.OrderID != c.OrderID {
 		return &ScanResult{Result: ResultInvalid}, nil // never: the signature names the order
 	}
-	return s.classify(sc, t, st), nil
+	res := s.classify(sc, t, st)
+	if st.Admitted {
+		s.announce(ctx, t, st, res.CheckIn)
+	}
+	return res, nil
 }
 
 // verify checks a code against the tenant's keys: the cached set, then,
@@ -196,7 +203,7 @@ func (s *CheckIns) scanNumber(ctx context.Context, t Tenant, sc Scan) (*ScanResu
 		if !sc.wants(st.EventID, st.OccurrenceID) {
 			return &ScanResult{Result: ResultWrongEvent, TicketNumber: number}, nil
 		}
-		return s.admitOrder(ctx, t, sc, number, st.Tickets)
+		return s.admitOrder(ctx, t, sc, number, st.Tickets, st)
 	}
 	res := s.classify(sc, t, st)
 	if res.Result != ResultAdmitted || !st.Admitted {
@@ -204,8 +211,12 @@ func (s *CheckIns) scanNumber(ctx context.Context, t Tenant, sc Scan) (*ScanResu
 	}
 	// A typed number's event is known only now: a cancelled one is undone.
 	cancelled, err := s.cancelled(ctx, t, st.EventID, st.OccurrenceID)
-	if err != nil || !cancelled {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	if !cancelled {
+		s.announce(ctx, t, st, res.CheckIn)
+		return res, nil
 	}
 	if _, err := s.Store.UndoCheckIn(ctx, t, number, res.CheckIn.ID); err != nil {
 		return nil, err
@@ -223,7 +234,7 @@ func validTicketNumber(n string) bool {
 // transaction (all or none), again without the ones a condition refused
 // (admitted or refunded before), so that two gates scanning one order's code
 // at once cannot each admit a part: one admits the rest, the other none.
-func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number string, tickets []string) (*ScanResult, error) {
+func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number string, tickets []string, order TicketState) (*ScanResult, error) {
 	if len(tickets) == 0 {
 		return &ScanResult{Result: ResultInvalid, TicketNumber: number}, nil
 	}
@@ -241,6 +252,7 @@ func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number str
 		if ok {
 			for i := range pending {
 				res.Tickets[at[i]] = ScanResult{Result: ResultAdmitted, TicketNumber: pending[i].TicketNumber, CheckIn: &pending[i]}
+				s.announce(ctx, t, order, &pending[i])
 			}
 			pending = nil
 			break
@@ -266,6 +278,9 @@ func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number str
 			return nil, err
 		}
 		res.Tickets[at[i]] = *s.classify(sc, t, st)
+		if st.Admitted {
+			s.announce(ctx, t, st, res.Tickets[at[i]].CheckIn)
+		}
 	}
 	res.Result = res.Tickets[0].Result
 	for _, one := range res.Tickets {

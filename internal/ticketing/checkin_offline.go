@@ -243,11 +243,13 @@ func (s *CheckIns) mergeTicket(ctx context.Context, t Tenant, door Scan, sc Offl
 			err = s.Store.ReplaceCheckIn(ctx, t, ci, *prev, door.events())
 			if err == nil {
 				res.Superseded = prev
+				s.announce(ctx, t, st, &ci)
 				return res, nil
 			}
 		default:
 			var now TicketState
 			if now, err = s.Store.Admit(ctx, t, ci, door.events()); err == nil && now.Admitted {
+				s.announce(ctx, t, now, &ci)
 				return res, nil
 			}
 		}

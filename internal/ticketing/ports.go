@@ -263,4 +263,7 @@ type TicketStore interface {
 	// from the start); next is "" on the last page. A cursor of another
 	// query is an invalid_request on param cursor.
 	AdmissionTickets(ctx context.Context, t Tenant, eventID, occurrenceID string, limit int, cursor string) (page []TicketState, next string, err error)
+	// PutCheckInEvent writes a ticket.checked_in outbox event unless one
+	// with its id is there (then it succeeds and writes nothing).
+	PutCheckInEvent(ctx context.Context, ev *OrderEvent) error
 }

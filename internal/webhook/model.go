@@ -10,6 +10,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,10 @@ const (
 
 // EventTypes are the order event types an endpoint may subscribe to.
 var EventTypes = []string{ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded}
+
+// OptInEventTypes are delivered only to endpoints that name them in
+// enabled_events: not in the default set, nor in "*".
+var OptInEventTypes = []string{ticketing.EventTicketCheckedIn}
 
 // EndpointStatus is active or disabled (contract section 3).
 type EndpointStatus string
@@ -76,8 +81,9 @@ type Endpoint struct {
 
 // Subscribes reports whether the endpoint wants events of type typ.
 func (e *Endpoint) Subscribes(typ string) bool {
+	optIn := slices.Contains(OptInEventTypes, typ)
 	for _, t := range e.EnabledEvents {
-		if t == typ || t == "*" {
+		if t == typ || (t == "*" && !optIn) {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"tix/internal/clock"
@@ -37,6 +38,9 @@ type Service struct {
 	Subscribers []Subscriber
 	// Alerts, when set, tells the owner that an endpoint was disabled by its failures.
 	Alerts OwnerAlerts
+
+	subMu sync.Mutex
+	subs  map[subKey]subEntry // Subscribed's cache
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
@@ -125,6 +129,9 @@ func (s *Service) Fanout(ctx context.Context, eventID string) error {
 
 func (s *Service) newDelivery(ev *ticketing.OrderEvent, ep *Endpoint, now time.Time) *Delivery {
 	order := ev.Order.ID
+	if ev.CheckIn != nil {
+		order = ev.CheckIn.OrderID
+	}
 	d := &Delivery{
 		ID: DeliveryID(ev.ID, ep.ID), OrganizerID: ev.OrganizerID, Environment: ev.Environment,
 		EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, OrderID: &order,
