@@ -180,6 +180,16 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	testenv.WaitFor(t, 5*time.Second, "1 scan waiting", func() bool { return dataset(t, b, "pending") == "1" })
 	t.Logf("screenshot: %s", b.Screenshot(t, "offline-admitted"))
 	run(t, b, "stop the camera", chromedp.Click("#camera-toggle"))
+	// A scan the server will refuse (older than it takes) waits beside it:
+	// it must hold up no other scan.
+	inject := `new Promise((ok, fail) => { const rq = indexedDB.open("tix-scanner"); rq.onsuccess = () => {
+		const tx = rq.result.transaction("scans", "readwrite");
+		tx.objectStore("scans").put({client_scan_id: "scn-old:000001", code: `+strconv.Quote(codes[first])+`,
+			scanned_at: "2020-01-01T00:00:00Z", gate: "north", door: `+strconv.Quote(hall.ID)+`, synced: 0});
+		tx.oncomplete = () => ok(""); tx.onerror = () => fail(tx.error); }; })`
+	if _, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](inject, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("queue an old scan: %v", err)
+	}
 	// Offline, an altered code (another seat) does not verify.
 	altered := strings.Replace(codes[first], `"seat_id":"`, `"seat_id":"x`, 1)
 	run(t, b, "type an altered code", chromedp.SetValue("#manual-code", altered), chromedp.Click("#manual button"))
@@ -187,7 +197,7 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	// Still offline, the page opens again from its service worker, with its list and queue.
 	run(t, b, "reload offline", chromedp.Reload(), chromedp.WaitVisible("#camera-toggle"))
 	testenv.WaitFor(t, 10*time.Second, "the kept list and queue", func() bool {
-		return dataset(t, b, "list") == "2" && dataset(t, b, "pending") == "1" && dataset(t, b, "net") == "offline"
+		return dataset(t, b, "list") == "2" && dataset(t, b, "pending") == "2" && dataset(t, b, "net") == "offline"
 	})
 	if sw := text0(t, b, `navigator.serviceWorker.controller ? navigator.serviceWorker.controller.scriptURL : ""`); !strings.HasSuffix(sw, "/dashboard/scanner/sw.js") {
 		t.Errorf("the offline page's service worker: %q", sw)
@@ -201,7 +211,9 @@ func TestBrowser_ScannerCameraOnlineThenOffline(t *testing.T) {
 	}
 
 	setOffline(t, b, false)
-	testenv.WaitFor(t, 30*time.Second, "the queue sent", func() bool { return dataset(t, b, "pending") == "0" && dataset(t, b, "synced") == "1" })
+	testenv.WaitFor(t, 30*time.Second, "the queue sent", func() bool {
+		return dataset(t, b, "pending") == "0" && dataset(t, b, "synced") == "1" && dataset(t, b, "refused") == "1"
+	})
 	if st := d.stats(t); st.Admitted != 2 || st.Gates["north"] != 2 {
 		t.Errorf("after the sync the server counts %+v, want 2 admitted at north", st)
 	}

@@ -58,6 +58,7 @@ var messages = map[string]message{
 	"js.need_gate":    {"Сначала назовите вход.", "Name the gate first."},
 	"js.no_camera":    {"Камера недоступна: введите номер билета вручную.", "No camera: type the ticket number."},
 	"js.signed_out":   {"Сеанс закончился: войдите снова.", "The session ended: sign in again."},
+	"js.refused":      {"Отклонено сервером", "Refused by the server"},
 	"js.unsent":       {"Сначала отправьте сканы: подключитесь к сети", "Send the scans first: get online"},
 	"js.not_in_list":  {"нет в скачанном списке", "not in the downloaded list"},
 }

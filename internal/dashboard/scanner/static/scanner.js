@@ -67,7 +67,7 @@
     state.reachable = true;
     if (res.status === 401) { show('bad', T.signed_out, '', ''); throw new Error('signed out'); }
     const out = await res.json();
-    if (!res.ok) throw new Error((out.error && out.error.message) || res.status);
+    if (!res.ok) throw Object.assign(new Error((out.error && out.error.message) || res.status), { status: res.status });
     return out;
   }
 
@@ -257,6 +257,28 @@
   }
 
   // --- syncing -----------------------------------------------------------------
+  // upload sends scans of one door; when the server refuses the request (a
+  // scan older than it takes, say), each is sent alone, and one refused alone
+  // is kept as refused (synced 2) so that it blocks no other.
+  async function upload(dv, part) {
+    let out;
+    try {
+      out = await call('POST', '/api/check-ins/batch', Object.assign({ gate: part[0].gate }, split(dv), {
+        scans: part.map((sc) => ({ client_scan_id: sc.client_scan_id, code: sc.code, scanned_at: sc.scanned_at, gate: sc.gate })) }));
+    } catch (e) {
+      if (!(e.status >= 400 && e.status < 500) || e.status === 401) throw e; // not a refusal: try again later
+      if (part.length > 1) {
+        for (const one of part) await upload(dv, [one]);
+        return;
+      }
+      await tx('scans', 'readwrite', (s) => { s.put(Object.assign(part[0], { synced: 2, result: 'refused', error: e.message })); });
+      return;
+    }
+    await tx('scans', 'readwrite', (s) => {
+      out.data.forEach((a, j) => { s.put(Object.assign(part[j], { synced: 1, result: a.result })); });
+    });
+  }
+
   async function sync() {
     if (state.syncing || !navigator.onLine) { await refresh(); return; }
     state.syncing = true;
@@ -265,13 +287,11 @@
       const byEvent = {};
       for (const sc of pending) (byEvent[sc.door] = byEvent[sc.door] || []).push(sc);
       for (const [dv, scans] of Object.entries(byEvent)) {
-        for (let i = 0; i < scans.length; i += 100) {
-          const part = scans.slice(i, i + 100);
-          const out = await call('POST', '/api/check-ins/batch', Object.assign({ gate: part[0].gate }, split(dv), {
-            scans: part.map((sc) => ({ client_scan_id: sc.client_scan_id, code: sc.code, scanned_at: sc.scanned_at, gate: sc.gate })) }));
-          await tx('scans', 'readwrite', (s) => {
-            out.data.forEach((a, j) => { s.put(Object.assign(part[j], { synced: 1, result: a.result })); });
-          });
+        // Up to 100 scans and about 40 KB a request (the dashboard's handler takes 64 KB).
+        for (let i = 0, n; i < scans.length; i += n) {
+          let bytes = 0;
+          for (n = 0; i + n < scans.length && n < 100 && (n === 0 || bytes + scans[i + n].code.length < 40000); n++) bytes += scans[i + n].code.length + 120;
+          await upload(dv, scans.slice(i, i + n));
         }
       }
     } catch (e) {
@@ -331,11 +351,14 @@
     $('list').textContent = meta ? T.list + ': ' + meta.count + ' ' + T.tickets + ', ' + clock(meta.generated_at) : T.list_none;
     root.dataset.list = meta ? String(meta.count) : '';
     const all = await tx('scans', 'readonly', (s) => req(s.getAll()));
-    const pending = all.filter((s) => !s.synced).length, synced = all.filter((s) => s.synced);
+    const pending = all.filter((s) => !s.synced).length, synced = all.filter((s) => s.synced === 1);
+    const refused = all.filter((s) => s.synced === 2).length;
     const dups = synced.filter((s) => s.result === 'duplicate').length;
-    $('queue').textContent = T.pending + ': ' + pending + ' · ' + T.synced + ': ' + synced.length + (dups ? ' (' + dups + ' ' + T.duplicates + ')' : '');
+    $('queue').textContent = T.pending + ': ' + pending + ' · ' + T.synced + ': ' + synced.length + (dups ? ' (' + dups + ' ' + T.duplicates + ')' : '') +
+      (refused ? ' · ' + T.refused + ': ' + refused : '');
     root.dataset.pending = String(pending);
     root.dataset.synced = String(synced.length);
+    root.dataset.refused = String(refused);
   }
 
   // --- the camera ---------------------------------------------------------------
