@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"tix/internal/clock"
@@ -38,9 +37,6 @@ type Service struct {
 	Subscribers []Subscriber
 	// Alerts, when set, tells the owner that an endpoint was disabled by its failures.
 	Alerts OwnerAlerts
-
-	subMu sync.Mutex
-	subs  map[subKey]subEntry // Subscribed's cache
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"tix/internal/ticketing"
@@ -12,8 +13,16 @@ import (
 const subscribedTTL = 30 * time.Second
 
 type subKey struct {
-	t   ticketing.Tenant
-	typ string
+	store Store // the cache is shared by the services of one store
+	t     ticketing.Tenant
+	typ   string
+}
+
+// subscribed is Subscribed's cache (package-wide: a Service is a value its
+// users copy).
+var subscribed struct {
+	sync.Mutex
+	m map[subKey]subEntry
 }
 
 type subEntry struct {
@@ -25,10 +34,10 @@ type subEntry struct {
 // type typ (ticketing.CheckInWebhooks), from a cache kept subscribedTTL,
 // so that a door writes a ticket.checked_in event only when someone wants it.
 func (s *Service) Subscribed(ctx context.Context, t ticketing.Tenant, typ string) (bool, error) {
-	now, k := time.Now(), subKey{t, typ}
-	s.subMu.Lock()
-	e, ok := s.subs[k]
-	s.subMu.Unlock()
+	now, k := time.Now(), subKey{s.Store, t, typ}
+	subscribed.Lock()
+	e, ok := subscribed.m[k]
+	subscribed.Unlock()
 	if ok && now.Before(e.until) {
 		return e.want, nil
 	}
@@ -40,11 +49,11 @@ func (s *Service) Subscribed(ctx context.Context, t ticketing.Tenant, typ string
 	for _, ep := range eps {
 		want = want || (ep.Receiving() && ep.Subscribes(typ))
 	}
-	s.subMu.Lock()
-	if s.subs == nil || len(s.subs) >= 10000 {
-		s.subs = map[subKey]subEntry{}
+	subscribed.Lock()
+	if subscribed.m == nil || len(subscribed.m) >= 10000 {
+		subscribed.m = map[subKey]subEntry{}
 	}
-	s.subs[k] = subEntry{want: want, until: now.Add(subscribedTTL)}
-	s.subMu.Unlock()
+	subscribed.m[k] = subEntry{want: want, until: now.Add(subscribedTTL)}
+	subscribed.Unlock()
 	return want, nil
 }
