@@ -52,7 +52,10 @@ func TestHandler_LatePaymentCheckTableCallsAreThoseItsRoleAllows(t *testing.T) {
 	if _, err := sim.Settle(id, tbanksim.Pay); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // the grace before the payment check
+	// The grace before the payment check, and the 2 s for which the
+	// process plans on the shard levels the sale's refusals showed: the
+	// reinstatement then reads the shards after its first refusal.
+	time.Sleep(2100 * time.Millisecond)
 	env.Record()
 	timer(ticketing.TimerPaymentCheck)
 	calls := env.CheckAccess(t, "timers")

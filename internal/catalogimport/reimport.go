@@ -195,7 +195,7 @@ func (r *reimport) reportCapacities() {
 
 // reportShards reports kept general-admission tiers whose new capacity holds
 // the units sold in total but not in one of the stock shards they were sold
-// from: each shard's share of the capacity (ticketing.ShardCaps) must still
+// from: each shard's share of the capacity (ticketing.TierShardCaps) must still
 // hold what it has sold, or the other shards would sell past the capacity.
 func (r *reimport) reportShards(shards map[ticketing.StockKey]map[int]int) {
 	need := map[string]int{}
@@ -208,7 +208,7 @@ func (r *reimport) reportShards(shards map[ticketing.StockKey]map[int]int) {
 		if t.Capacity < r.maxSold[k.ID] {
 			continue // reported by reportCapacities
 		}
-		if c := minShardCapacity(sold, t.Capacity); c > t.Capacity && c > need[k.ID] {
+		if c := minShardCapacity(r.old, sold, t.Capacity); c > t.Capacity && c > need[k.ID] {
 			need[k.ID] = c
 		}
 	}
@@ -221,10 +221,11 @@ func (r *reimport) reportShards(shards map[ticketing.StockKey]map[int]int) {
 }
 
 // minShardCapacity is the least capacity from capacity up whose shards each
-// hold what sold says they have sold.
-func minShardCapacity(sold map[int]int, capacity int) int {
+// hold what sold says they have sold, in the layout of e (the stored event,
+// whose created_at the import keeps).
+func minShardCapacity(e *ticketing.Event, sold map[int]int, capacity int) int {
 	for c := max(capacity, 1); ; c++ {
-		caps, fits := ticketing.ShardCaps(c), true
+		caps, fits := ticketing.TierShardCaps(e, c), true
 		for sh, n := range sold {
 			if n > 0 && (sh >= len(caps) || n > caps[sh]) {
 				fits = false

@@ -2,7 +2,7 @@ package inmem
 
 import "tix/internal/ticketing"
 
-// Tier stock is kept per shard (ticketing.ShardCaps), as the DynamoDB store
+// Tier stock is kept per shard (ticketing.TierShardCaps), as the DynamoDB store
 // keeps it, so that both take, give back and report it alike.
 
 // shardSold is the units sold of each of a tier's n shards.
@@ -29,8 +29,8 @@ func (s *state) planLines(o *ticketing.Order, ev *ticketing.Event) error {
 		if !ok || t.Capacity < l.Quantity {
 			return &ticketing.StockError{Index: i}
 		}
-		caps := ticketing.ShardCaps(t.Capacity)
-		takes, ok := ticketing.PlanTake(caps, s.shardSold(lineTier(o, *l), len(caps)), l.Quantity, ticketing.RandomShard(t.Capacity))
+		caps := ticketing.TierShardCaps(ev, t.Capacity)
+		takes, ok := ticketing.PlanTake(caps, s.shardSold(lineTier(o, *l), len(caps)), l.Quantity, ticketing.RandomShard(len(caps)))
 		if !ok {
 			return &ticketing.StockError{Index: i}
 		}

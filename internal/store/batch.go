@@ -28,7 +28,7 @@ func (s *Catalog) StockOf(ctx context.Context, e *ticketing.Event, env ticketing
 		occs = []string{occurrenceID}
 	}
 	for _, t := range e.Tiers {
-		n := ticketing.StockShards(t.Capacity)
+		n := ticketing.TierStockShards(e, t.Capacity)
 		if t.Seated || n < 2 {
 			continue
 		}

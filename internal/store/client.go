@@ -51,6 +51,8 @@ type core struct {
 	outboxNext atomic.Uint32
 	// shardHints are the tier shard levels this process read last (stock_shards.go).
 	shardHints shardHints
+	// conflictWait is the first wait after a TransactionConflict (0: 5 ms; txn.go).
+	conflictWait time.Duration
 }
 
 // Store is every store type over one DB (a plain struct of them, no methods

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -120,21 +121,39 @@ func (s *Orders) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *t
 // line, the line is planned again from a fresh read of its tier's shards and
 // the transaction retried (at most shardAttempts times); a seat refused, or a
 // tier without enough units left, is a *StockError; any other failed item is
-// for other to name.
+// for other to name. When other transactions hold some of its items
+// (TransactionConflict), a line whose shard was held moves to another shard
+// at once (and the rebuilt transaction's tally items to another tally
+// shard), and a transaction held up by any other item waits as transact
+// waits; after 2*txAttempts such cancellations the error is ErrContended.
 func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, ev *ticketing.Event, build func() (*orderTxn, error), other func(tx *orderTxn, err error, i int) error) error {
-	for attempt := 0; ; attempt++ {
+	for attempt, conflicts, pauses := 0, 0, 0; ; {
 		tx, err := build()
 		if err != nil {
 			return err
 		}
-		err = s.transact(ctx, op, tx.items)
+		err = s.transactOnce(ctx, op, tx.items)
 		if err == nil {
 			return nil
 		}
 		failed, ok := failedItems(err)
+		if ok && len(failed) == 0 && txConflict(err) {
+			if conflicts++; conflicts >= 2*txAttempts {
+				return fmt.Errorf("%s %s: %w: %w", op, o.ID, ticketing.ErrContended, err)
+			}
+			paused, err := avoidHeld(ctx, s.core, o, ev, tx, err, pauses)
+			if err != nil {
+				return err
+			}
+			if paused {
+				pauses++
+			}
+			continue
+		}
 		if !ok || len(failed) == 0 {
 			return fmt.Errorf("%s %s: %w", op, o.ID, err)
 		}
+		attempt++
 		// Failed items come in transaction order; a stock item's failure
 		// reported with no earlier one means the key's record (when there is
 		// one) was free in this attempt.
@@ -145,7 +164,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 				return other(tx, err, i)
 			case ref.shard < 0:
 				return &ticketing.StockError{Index: ref.line, Seat: true, KeyFree: true}
-			case attempt >= shardAttempts:
+			case attempt > shardAttempts:
 				return &ticketing.StockError{Index: ref.line, KeyFree: true}
 			}
 			if err := s.replanLine(ctx, o, ev, ref.line, ref.shard); err != nil {
@@ -153,6 +172,61 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			}
 		}
 	}
+}
+
+// avoidHeld prepares the next attempt of a transaction cancelled because
+// other transactions held some of its items: each line whose shard was held
+// moves to another shard with room (as far as this process knows); when an
+// item other than a shard or a tally item was held, or no line could move,
+// it waits as transact waits before its attempt+1, and reports that it did.
+func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int) (bool, error) {
+	stuck := false
+	for _, i := range conflicted(err) {
+		if i >= len(tx.items) {
+			continue
+		}
+		if ref, isStock := tx.stock[i]; isStock {
+			stuck = stuck || ref.shard < 0 || !moveLine(&s.shardHints, o, ev, ref.line, ref.shard)
+			continue
+		}
+		stuck = stuck || !isTally(tx.items[i])
+	}
+	if !stuck {
+		return false, nil
+	}
+	return true, conflictPause(ctx, s.conflictWait, attempt)
+}
+
+// isTally reports a sales-tally update (its shard is picked anew each time a
+// transaction is built).
+func isTally(it types.TransactWriteItem) bool {
+	if it.Update == nil {
+		return false
+	}
+	pk, ok := it.Update.Key["PK"].(*types.AttributeValueMemberS)
+	return ok && (strings.HasPrefix(pk.Value, "TALLY#") || strings.HasPrefix(pk.Value, "TALLYE#"))
+}
+
+// moveLine plans line i again from a random shard other than busy, on the
+// shard levels this process saw last (none: every shard has room; the
+// transaction's conditions decide). It reports whether the line moved.
+func moveLine(hints *shardHints, o *ticketing.Order, ev *ticketing.Event, i, busy int) bool {
+	l := &o.Lines[i]
+	t, ok := ev.Tier(l.TierID)
+	if !ok {
+		return false
+	}
+	caps := ticketing.TierShardCaps(ev, t.Capacity)
+	if len(caps) < 2 {
+		return false
+	}
+	start := (busy + 1 + ticketing.RandomShard(len(caps)-1)) % len(caps)
+	takes, ok := ticketing.PlanTake(caps, hints.get(hintKey(o, l.TierID)), l.Quantity, start)
+	if !ok || len(takes) == 1 && takes[0].Shard == busy {
+		return false
+	}
+	l.Shards = takes
+	return true
 }
 
 // addStockItems takes each line's stock: a seat (see the port for the
@@ -171,7 +245,7 @@ func (s *Orders) addStockItems(tx *orderTxn, o *ticketing.Order, ev *ticketing.E
 		if !ok {
 			return &ticketing.StockError{Index: i}
 		}
-		caps := ticketing.ShardCaps(t.Capacity)
+		caps := ticketing.TierShardCaps(ev, t.Capacity)
 		for _, take := range l.Takes() {
 			if take.Shard >= len(caps) {
 				return &ticketing.StockError{Index: i}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,9 @@ import (
 // The sales tally (ticketing.Tally): counter items updated inside the order
 // transactions, so they count exactly what was committed. An organizer and
 // environment has ticketing.TallyShards partitions TALLY#<org>#<env>#<shard>
-// (the shard from the order id) of quarter-hour items
+// (a shard picked at random for each transaction built, so that an order
+// transaction retried after a conflict moves off the item that was held:
+// every reader sums all shards) of quarter-hour items
 // Q#<quarter start, UTC>: c<mm>/p<mm> orders created/paid in minute mm of the
 // quarter, u_<event>/r_<event> units and revenue paid; ttl 3 days on. Beside
 // them, TALLYE#<org>#<env>#<shard> holds E#<event>: r_<tier>, the ticket
@@ -33,9 +36,8 @@ type Tally struct{ *core }
 // Store, so that the API functions do not link it).
 func TallyOf(s *Store) *Tally { return &Tally{s.DB.core} }
 
-func tallyPK(org string, env ticketing.Environment, orderID string) string {
-	return tallyShardPK(org, env, int(shardOf(orderID, ticketing.TallyShards)))
-}
+// tallyShard is the shard of one transaction's tally items.
+func tallyShard() int { return rand.IntN(ticketing.TallyShards) }
 
 func tallyShardPK(org string, env ticketing.Environment, shard int) string {
 	return "TALLY#" + org + "#" + string(env) + "#" + strconv.Itoa(shard)
@@ -70,7 +72,7 @@ func tallyQuarter(table string, o *ticketing.Order, at time.Time, paid bool) typ
 			", " + e.n("r_"+o.EventID) + " " + e.d(o.TotalPrice)
 	}
 	add += " SET " + e.n("ttl") + " = " + e.d(q.Add(tallyKeep).Unix())
-	return tallyAdd(table, tallyPK(o.OrganizerID, o.Environment, o.ID), tallyQuarterSK(q), add, e)
+	return tallyAdd(table, tallyShardPK(o.OrganizerID, o.Environment, tallyShard()), tallyQuarterSK(q), add, e)
 }
 
 // tallyTiers adds (sign 1) or takes back (sign -1, a refund) the order's
@@ -89,7 +91,7 @@ func tallyTiers(table string, o *ticketing.Order, sign int64) types.TransactWrit
 	for _, t := range tiers {
 		add += ", " + e.n("r_"+t) + " " + e.d(sign*sum[t])
 	}
-	return tallyAdd(table, tallyRevenuePK(o.OrganizerID, o.Environment, int(shardOf(o.ID, ticketing.TallyShards))), "E#"+o.EventID, add, e)
+	return tallyAdd(table, tallyRevenuePK(o.OrganizerID, o.Environment, tallyShard()), "E#"+o.EventID, add, e)
 }
 
 func tallyAdd(table, pk, sk, expr string, e *exprs) types.TransactWriteItem {

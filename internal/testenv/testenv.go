@@ -53,17 +53,23 @@ var CursorSecret = []byte("test-cursor-secret")
 // The clock may be nil (system clock).
 func Store(tb testing.TB, c clock.Clock) *store.Store {
 	tb.Helper()
+	return StoreAt(tb, DynamoEndpoint(tb), c)
+}
+
+// StoreAt is Store over DynamoDB at endpoint (a ConflictProxy's URL).
+func StoreAt(tb testing.TB, endpoint string, c clock.Clock) *store.Store {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, store.Options{
-		Table: UniqueName("tix-test"), Region: "us-east-1", Endpoint: DynamoEndpoint(tb),
+		Table: UniqueName("tix-test"), Region: "us-east-1", Endpoint: endpoint,
 		CursorSecret: CursorSecret, Clock: c,
 	})
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
 	if _, err := st.EnsureTable(ctx); err != nil {
-		tb.Fatalf("create test table (is DynamoDB Local running at %s?): %v", DynamoEndpoint(tb), err)
+		tb.Fatalf("create test table (is DynamoDB Local running at %s?): %v", endpoint, err)
 	}
 	tb.Cleanup(func() { _ = st.DeleteTable(context.Background()) })
 	return st

@@ -200,6 +200,9 @@ func (s *Orders) orderRefused(ctx context.Context, c Caller, a *orderAttempt, o 
 		return s.failOrder(ctx, c, a, promoRejected())
 	case errors.Is(err, ErrOrderExists):
 		return nil, inFlight
+	case errors.Is(err, ErrContended):
+		return s.failOrder(ctx, c, a, &Error{Code: CodeRateLimited, RetryAfter: time.Second, Err: err,
+			Message: "too many orders are taking this tier's tickets at this moment; retry in a second with the same Idempotency-Key"})
 	}
 	return nil, err
 }

@@ -33,6 +33,9 @@ var (
 	ErrClientCap = errors.New("client's pending orders at their cap")
 	// ErrOrderExists: an order with this id exists already.
 	ErrOrderExists = errors.New("order exists")
+	// ErrContended: a write kept being cancelled because other transactions
+	// held its items (DynamoDB's TransactionConflict) through all its retries.
+	ErrContended = errors.New("items busy with other transactions")
 )
 
 // IdempotencyTakenError is ErrIdempotencyTaken with the record that holds

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -77,6 +78,7 @@ type touch struct {
 	sk      string            // the item's sort key, when the request shows it
 	indexes map[string]string // index -> partition key value
 	check   bool              // a transaction's ConditionCheck: it writes no index entry
+	size    int               // the item's size in bytes, when known (a put shows it; else an earlier put of the item)
 }
 
 // readOps are the operations billed in read units.
@@ -207,12 +209,16 @@ func (s Schema) batch(op string, r request) []touch {
 // attribute splits the consumed capacity of one request of op over the
 // partitions it touched: the table's units evenly over its items, each
 // index's units evenly over the items whose index key the request showed
-// (else to the index's "?" partition). Transactions need nothing more:
-// DynamoDB Local, like AWS, reports their writes at double (2 units per 1 KB
-// item). failed: the request was refused (a failed condition); AWS still
-// bills each item (2 units in a transaction), which DynamoDB Local does not
-// report.
-func attribute(op string, ts []touch, cc []consumed, failed bool) map[Partition]Units {
+// (else to the index's "?" partition). failed: the request was refused (a
+// failed condition); AWS still bills each item (2 units in a transaction),
+// which DynamoDB Local does not report.
+//
+// perItem bills a transaction's writes as AWS does: 2 units per KB of each
+// item, each rounded up on its own (a 100-byte item: 2; a 1.5 KB item: 4),
+// instead of DynamoDB Local's figure, 2 units per KB of the items' total,
+// rounded once (4 small puts: Local 2, AWS 8). An item's size is its put's,
+// or an earlier put's of the same item; unknown, it is taken as under 1 KB.
+func attribute(op string, ts []touch, cc []consumed, failed, perItem bool) map[Partition]Units {
 	out := map[Partition]Units{}
 	if len(ts) == 0 {
 		return out
@@ -243,6 +249,10 @@ func attribute(op string, ts []touch, cc []consumed, failed bool) map[Partition]
 			table = c.Table.CapacityUnits
 		}
 		for _, t := range ts {
+			if perItem && op == "TransactWriteItems" {
+				add(t.table, float64(2*max(1, (t.size+1023)/1024)))
+				continue
+			}
 			add(t.table, table/float64(len(ts)))
 		}
 		for ix, u := range c.GlobalSecondaryIndexes {
@@ -276,13 +286,20 @@ type Meter struct {
 	mu     sync.Mutex
 	phase  string
 	usage  map[string]map[Partition]Units // phase -> partition -> units
-	calls  map[string]map[string]int      // phase -> operation -> requests
-	spans  map[string]map[Partition]Span  // phase -> partition -> when it was used
-	last   int                            // requests so far (Quiet)
+	local  map[string]map[Partition]Units // the same, transactions billed as DynamoDB Local reports them
+	// txItems counts, per phase, the transactions each item ("PK SK") was in.
+	txItems map[string]map[string]int
+	calls   map[string]map[string]int     // phase -> operation -> requests
+	spans   map[string]map[Partition]Span // phase -> partition -> when it was used
+	last    int                           // requests so far (Quiet)
 	// index keys of the items written so far (PK, SK -> index -> key): an
 	// update that does not set them still writes the item's index entries.
 	known map[[2]string]map[string]string
-	now   func() time.Time
+	sizes map[[2]string]int // the size of each item put so far (PK, SK -> bytes)
+	// PerItem bills transactions per item as AWS does (attribute); false:
+	// as DynamoDB Local reports them.
+	PerItem bool
+	now     func() time.Time
 }
 
 // Span is the first and last time a partition was used in a phase.
@@ -320,17 +337,28 @@ func NewMeter(target string, schema Schema) (*Meter, string, func(), error) {
 
 func newMeter(schema Schema) *Meter {
 	return &Meter{schema: schema, usage: map[string]map[Partition]Units{}, calls: map[string]map[string]int{},
-		spans: map[string]map[Partition]Span{}, known: map[[2]string]map[string]string{}, now: time.Now}
+		local: map[string]map[Partition]Units{}, txItems: map[string]map[string]int{},
+		spans: map[string]map[Partition]Span{}, known: map[[2]string]map[string]string{}, sizes: map[[2]string]int{},
+		PerItem: true, now: time.Now}
 }
 
-// resolve fills the index keys an item's request did not show from what
-// earlier writes of the item showed, and remembers those it did show.
+// resolve fills the index keys and size an item's request did not show from
+// what earlier writes of the item showed, and remembers those it did show.
 func (m *Meter) resolve(ts []touch) {
-	for _, t := range ts {
-		if t.sk == "" || t.check {
+	for i := range ts {
+		t := &ts[i]
+		if t.sk == "" {
 			continue
 		}
 		id := [2]string{t.table.Key, t.sk}
+		if t.size > 0 {
+			m.sizes[id] = t.size
+		} else {
+			t.size = m.sizes[id]
+		}
+		if t.check {
+			continue
+		}
 		k := m.known[id]
 		if k == nil {
 			k = map[string]string{}
@@ -371,6 +399,7 @@ func (m *Meter) note(op string, body []byte, status int, encoding string, resBod
 	var r request
 	_ = json.Unmarshal(body, &r)
 	ts := m.schema.touches(op, r)
+	putSizes(op, body, ts)
 	var cc []consumed
 	failed := false
 	if status == http.StatusOK {
@@ -389,15 +418,25 @@ func (m *Meter) note(op string, body []byte, status int, encoding string, resBod
 	if !readOps[op] {
 		m.resolve(ts)
 	}
-	units := attribute(op, ts, cc, failed)
+	units := attribute(op, ts, cc, failed, m.PerItem)
 	m.last++
 	if m.phase == "" {
 		return
 	}
 	if m.usage[m.phase] == nil {
 		m.usage[m.phase], m.calls[m.phase], m.spans[m.phase] = map[Partition]Units{}, map[string]int{}, map[Partition]Span{}
+		m.local[m.phase], m.txItems[m.phase] = map[Partition]Units{}, map[string]int{}
 	}
 	m.calls[m.phase][op]++
+	for p, u := range attribute(op, ts, cc, failed, false) {
+		x := m.local[m.phase][p]
+		m.local[m.phase][p] = Units{R: x.R + u.R, W: x.W + u.W}
+	}
+	if op == "TransactWriteItems" {
+		for _, t := range ts {
+			m.txItems[m.phase][t.table.Key+" "+t.sk]++
+		}
+	}
 	now := m.now()
 	for p, u := range units {
 		x := m.usage[m.phase][p]
@@ -458,4 +497,19 @@ func (m *Meter) Usage(phase string) (map[Partition]Units, map[Partition]Span, ma
 		c[k] = v
 	}
 	return u, sp, c
+}
+
+// LocalUsage is Usage's units with transactions billed as DynamoDB Local
+// reports them (the model's former rule).
+func (m *Meter) LocalUsage(phase string) map[Partition]Units {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.local[phase])
+}
+
+// TxItems are the transactions of phase each item ("PK SK") was in.
+func (m *Meter) TxItems(phase string) map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.txItems[phase])
 }

@@ -82,7 +82,7 @@ func TestAttribute(t *testing.T) {
 		"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":2}}}]`), &cc); err != nil {
 		t.Fatal(err)
 	}
-	got := attribute("TransactWriteItems", ts, cc, false)
+	got := attribute("TransactWriteItems", ts, cc, false, false)
 	want := map[Partition]Units{
 		{Key: "STK#e1"}: {W: 2}, {Key: "ORD#o1"}: {W: 2}, {Key: "IDEM#x"}: {W: 2}, {Key: "EVT#e1"}: {W: 2},
 		{Index: "GSI1", Key: "ORDERS#org"}: {W: 2},
@@ -90,11 +90,11 @@ func TestAttribute(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("transaction: %v, want %v", got, want)
 	}
-	if got := attribute("TransactWriteItems", ts, nil, true); got[Partition{Key: "STK#e1"}].W != 2 || len(got) != 4 {
+	if got := attribute("TransactWriteItems", ts, nil, true, true); got[Partition{Key: "STK#e1"}].W != 2 || len(got) != 4 {
 		t.Errorf("cancelled transaction: %v, want 2 WCU on each of the 4 items", got)
 	}
 	read := testSchema.touches("Query", parse(t, `{"IndexName":"GSI1","KeyConditionExpression":"GSI1PK = :p","ExpressionAttributeValues":{":p":{"S":"ORDERS#org"}}}`))
-	if got := attribute("Query", read, parseConsumed(json.RawMessage(`{"CapacityUnits":1.5,"Table":{"CapacityUnits":0},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.5}}}`)), false); !reflect.DeepEqual(got, map[Partition]Units{{Index: "GSI1", Key: "ORDERS#org"}: {R: 1.5}}) {
+	if got := attribute("Query", read, parseConsumed(json.RawMessage(`{"CapacityUnits":1.5,"Table":{"CapacityUnits":0},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.5}}}`)), false, true); !reflect.DeepEqual(got, map[Partition]Units{{Index: "GSI1", Key: "ORDERS#org"}: {R: 1.5}}) {
 		t.Errorf("index query: %v, want 1.5 RCU on GSI1:ORDERS#org", got)
 	}
 }
@@ -107,7 +107,7 @@ func TestResolve(t *testing.T) {
 	m.resolve(put)
 	upd := testSchema.touches("UpdateItem", parse(t, `{"Key":{"PK":{"S":"ORD#o1"},"SK":{"S":"META"}},"UpdateExpression":"SET st = :s"}`))
 	m.resolve(upd)
-	got := attribute("UpdateItem", upd, parseConsumed(json.RawMessage(`{"CapacityUnits":2,"Table":{"CapacityUnits":1},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1}}}`)), false)
+	got := attribute("UpdateItem", upd, parseConsumed(json.RawMessage(`{"CapacityUnits":2,"Table":{"CapacityUnits":1},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1}}}`)), false, true)
 	if got[Partition{Index: "GSI1", Key: "ORDERS#org"}].W != 1 || got[Partition{Key: "ORD#o1"}].W != 1 {
 		t.Errorf("update: %v, want 1 WCU on ORD#o1 and 1 on GSI1:ORDERS#org", got)
 	}

@@ -23,6 +23,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -48,18 +49,35 @@ func main() {
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
 	holdRate := flag.Float64("hold-rate", 0, "seat holds/s of the modelled on-sale (on another, seated event)")
+	var tr Traffic
+	flag.Float64Var(&tr.Polls, "polls", 5, "status polls (GET /orders/{id}) per order in production")
+	flag.Float64Var(&tr.LiveShare, "live-share", 1, "share of orders paid live (POST /orders waits for the bank, then stores the payment)")
+	flag.Float64Var(&tr.BankLatency, "bank-latency", 0.5, "seconds the bank takes to create a payment (0.3-1 s)")
+	flag.Float64Var(&tr.OrderLatency, "order-latency", 0.1, "seconds of POST /orders besides the bank")
+	flag.Float64Var(&tr.ReadLatency, "read-latency", 0.03, "seconds of an availability read")
+	flag.Float64Var(&tr.Minutes, "rush-minutes", 10, "minutes the rush lasts (the webhook backlog)")
 	flag.Parse()
 	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, "tier-capacity": *tierCap}
 	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate}
-	n, m, err := run(counts, rates, *conc)
+	res, err := run(counts, rates, *conc, tr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "onsale:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("ceiling: %d orders/s, %d availability reads/s\n", n, m)
-	if n < TargetOrders || m < TargetReads {
+	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
+		res.orders, res.reads, res.binding, res.oldOrders, res.oldReads)
+	if res.orders < TargetOrders || res.reads < TargetReads {
 		os.Exit(1)
 	}
+}
+
+// result is the model's ceilings under the honest rules, what binds the
+// orders first, and the ceilings of the same run under the old rules (one
+// partition's limits only, transactions billed as DynamoDB Local reports
+// them, each shard's own sampled load).
+type result struct {
+	orders, reads, oldOrders, oldReads int
+	binding                            string
 }
 
 func envOr(k, def string) string {
@@ -69,7 +87,7 @@ func envOr(k, def string) string {
 	return def
 }
 
-func run(counts map[string]int, rates map[string]float64, conc int) (int, int, error) {
+func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) (*result, error) {
 	orders, reads, holds, tierCapacity := counts[phaseOrder], counts[phaseRead], counts[phaseHold], counts["tier-capacity"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -79,53 +97,95 @@ func run(counts map[string]int, rates map[string]float64, conc int) (int, int, e
 	}
 	meter, proxyURL, closeProxy, err := NewMeter(envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), schema)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer closeProxy()
 	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), holds)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer s.close()
 
 	fmt.Printf("==> Availability: %d reads of GET /v1/events/%s/availability (pk_ key), %d buyers at once\n", reads, eventID, conc)
 	meter.Phase(phaseRead)
 	if err := s.each(reads, conc, s.read); err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	quiet(meter)
 	fmt.Printf("==> Holds: %d seat holds of one seat each (POST /v1/seat-holds, pk_ key) on the seated event %s\n", holds, seatsID)
 	meter.Phase(phaseHold)
 	if err := s.each(holds, conc, s.hold); err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	quiet(meter)
 	fmt.Printf("==> Orders: %d orders of one ticket (pk_ key), each paid (simulate-payment) and its order.paid delivered, %d buyers at once\n", orders, conc)
 	meter.Phase(phaseOrder)
 	start := time.Now()
 	if err := s.each(orders, conc, s.buy); err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	if err := s.rc.waitFor(orders, time.Minute); err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	quiet(meter)
 	meter.Phase("")
 	fmt.Printf("    %d orders paid and delivered in %.1fs\n", orders, time.Since(start).Seconds())
 
-	var phases []Phase
-	for _, p := range []struct {
-		name string
-		ops  int
-	}{{phaseOrder, orders}, {phaseRead, reads}, {phaseHold, holds}} {
-		usage, spans, calls := meter.Usage(p.name)
-		printCalls(p.name, p.ops, calls, usage)
-		phases = append(phases, Phase{Name: p.name, Ops: p.ops, Usage: usage, Spans: spans})
-	}
-	hot, spread := Split(phases)
 	labels := map[string]string{auth.Hash(s.pk): "pk_", auth.Hash(s.sk): "sk_"}
-	ceil := Report(os.Stdout, hot, spread, rates, []string{phaseOrder, phaseRead, phaseHold}, labels)
-	return clamp(ceil[phaseOrder]), clamp(ceil[phaseRead]), nil
+	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds}, rates, labels, tr), nil
+}
+
+// model prints the old rules' ceilings, then the honest ones: partitions at
+// their shape's mean load, transactions per item, the whole system.
+func model(meter *Meter, ops map[string]int, rates map[string]float64, labels map[string]string, tr Traffic) *result {
+	names := []string{phaseOrder, phaseRead, phaseHold}
+	var phases, old []Phase
+	totals := map[string]Totals{}
+	for _, name := range names {
+		usage, spans, calls := meter.Usage(name)
+		printCalls(name, ops[name], calls, usage)
+		phases = append(phases, Phase{Name: name, Ops: ops[name], Usage: usage, Spans: spans})
+		old = append(old, Phase{Name: name, Ops: ops[name], Usage: meter.LocalUsage(name), Spans: spans})
+		totals[name] = TotalsOf(usage, max(ops[name], 1))
+	}
+	fmt.Println("==> The old rules: one partition's limits, transactions billed as DynamoDB Local reports them, each shard's sampled load")
+	oldHot, oldSpread := Split(old)
+	oldCeil := Report(io.Discard, oldHot, oldSpread, rates, names, labels)
+	_, oldAt := Ceiling(oldHot, phaseOrder)
+	_, oldReadAt := Ceiling(oldHot, phaseRead)
+	fmt.Printf("    ceiling: %s orders/s (first full: %s), %s availability reads/s (first full: %s)\n",
+		rate(oldCeil[phaseOrder]), partitionOf(oldAt), rate(oldCeil[phaseRead]), partitionOf(oldReadAt))
+	fmt.Println("==> The honest rules: transactions billed per item, each shard at its shape's mean load, transactions per item, the whole system")
+	hot, spread := Split(phases)
+	hot = MeanShards(hot)
+	ceil := Report(os.Stdout, hot, spread, rates, names, labels)
+	res := &result{reads: clamp(ceil[phaseRead]), oldOrders: clamp(oldCeil[phaseOrder]), oldReads: clamp(oldCeil[phaseRead])}
+	_, at := Ceiling(hot, phaseOrder)
+	res.orders, res.binding = clamp(ceil[phaseOrder]), "partition "+partitionOf(at)+" (1,000 WCU/s, 3,000 RCU/s)"
+	for _, ph := range []string{phaseOrder, phaseHold} {
+		cs := ItemContention(meter.TxItems(ph), max(ops[ph], 1))
+		fmt.Printf("==> Items in many %ss' transactions (healthy at %.0f transactions/s each)\n", ph, HealthyItemRate)
+		for i, c := range cs {
+			if i == 6 {
+				break
+			}
+			fmt.Printf("    %-60s %4d items, %.4f transactions a %s on each: %5.0f/s at %.0f %ss/s, healthy up to %s %ss/s\n",
+				trim(c.Shape, 60), c.Items, c.PerItem, ph, c.PerItem*rates[ph], rates[ph], ph, rate(c.Ceiling()), ph)
+		}
+		if ph == phaseOrder && len(cs) > 0 && clamp(cs[0].Ceiling()) < res.orders {
+			res.orders, res.binding = clamp(cs[0].Ceiling()), "transactions on item "+cs[0].Shape
+		}
+	}
+	PrintNeeds(os.Stdout, System(os.Stdout, totals, rates, hot, tr))
+	return res
+}
+
+// partitionOf names a load's partition ("none" for no load).
+func partitionOf(l *Load) string {
+	if l == nil {
+		return "none"
+	}
+	return l.Partition.String()
 }
 
 // The two operations of the model.

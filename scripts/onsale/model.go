@@ -332,13 +332,27 @@ func Report(w io.Writer, hot []Load, spread []Spread, rates map[string]float64, 
 		rows = append(rows, row{l, u, math.Max(u.W/PartitionWCU, u.R/PartitionRCU)})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].util > rows[j].util })
-	fmt.Fprintf(w, "    %-50s", "partition")
+	fmt.Fprintf(w, "    %-50s", "partition (of a shape's several, the fullest)")
 	for _, ph := range phases {
 		fmt.Fprintf(w, " %11s", "per "+ph)
 	}
 	fmt.Fprintf(w, " %8s %8s %7s\n", "WCU/s", "RCU/s", "limit")
+	shards := map[string]int{} // a shape's partitions (shards at one load print once)
 	for _, r := range rows {
-		fmt.Fprintf(w, "    %-50s", trim(label(&r.l), 50))
+		shards[Shape(r.l.Partition)]++
+	}
+	printed := map[string]bool{}
+	for _, r := range rows {
+		shape := Shape(r.l.Partition)
+		if printed[shape] {
+			continue
+		}
+		printed[shape] = true
+		name := label(&r.l)
+		if k := shards[shape]; k > 1 {
+			name = fmt.Sprintf("%s (x%d: %s)", name, k, shape)
+		}
+		fmt.Fprintf(w, "    %-50s", trim(name, 50))
 		for _, ph := range phases {
 			u := r.l.PerOp[ph]
 			fmt.Fprintf(w, " %11s", fmt.Sprintf("%.2f/%.2f", u.W, u.R))

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// TestItemContention: the shards of a tier that 1,024 orders share are
+// contended at their mean (8 transactions per item: 1/128 an order, healthy
+// to 6,400 orders/s); an order's own items (one per order, two
+// transactions each) are not; a single promo code item is, most.
+func TestItemContention(t *testing.T) {
+	tx := map[string]int{}
+	for i := range 1024 {
+		id := string([]byte{byte('a' + i%26), byte('a' + i/26%26), byte('a' + i/676%26)})
+		tx["ORD#ord_"+id+"qwertyuiop META"] = 2
+	}
+	for sh := range 128 {
+		tx[fmt.Sprintf("STK#evt_onsale0001#test#%d T#-#tier_ga", sh)] = 7 + 2*(sh%2) // 8 on average
+	}
+	tx["STK#evt_onsale0001#test#0 T#-#tier_ga"] = 0 // shard 0 is the tier's unsharded key
+	delete(tx, "STK#evt_onsale0001#test#0 T#-#tier_ga")
+	tx["STK#evt_onsale0001#test T#-#tier_ga"] = 7
+	tx["STK#evt_onsale0001#test P#SUMMER"] = 128
+	cs := ItemContention(tx, 1024)
+	if len(cs) != 2 {
+		t.Fatalf("%+v, want the promo code and the shards", cs)
+	}
+	if cs[0].Shape != "STK#{evt}#test P#SUMMER" || cs[0].PerItem != 0.125 || cs[0].Ceiling() != 400 {
+		t.Errorf("promo: %+v (ceiling %.0f), want 1/8 an order, healthy to 400 orders/s", cs[0], cs[0].Ceiling())
+	}
+	if cs[1].Items != 128 || math.Abs(cs[1].PerItem-1.0/128) > 1e-9 || math.Abs(cs[1].Ceiling()-6400) > 1e-6 {
+		t.Errorf("shards: %+v (ceiling %.0f), want 128 items at 1/128 an order, healthy to 6,400 orders/s", cs[1], cs[1].Ceiling())
+	}
+}
+
+// TestMeanShards: the shards of one shape carry their mean, a windowed
+// counter's too; a key of its own and a lone rolling window keep theirs.
+func TestMeanShards(t *testing.T) {
+	hot := []Load{
+		{Partition: Partition{Key: "RL#k#1"}, PerOp: map[string]Units{"read": {R: 0.3}}},
+		{Partition: Partition{Key: "RL#k#2"}, PerOp: map[string]Units{"read": {R: 0.1}}},
+		{Partition: Partition{Key: "WHES#org"}, PerOp: map[string]Units{"order": {W: 0.5}}},
+		{Partition: Partition{Key: "W#{n} (rolling)"}, PerOp: map[string]Units{"order": {W: 0.7}}},
+		{Partition: Partition{Key: "RL#k#read#{n}#s1 (rolling)"}, PerOp: map[string]Units{"read": {R: 0.3}}},
+		{Partition: Partition{Key: "RL#k#read#{n}#s2 (rolling)"}, PerOp: map[string]Units{"read": {R: 0.1}}},
+	}
+	got := MeanShards(hot)
+	if got[0].PerOp["read"].R != 0.2 || got[1].PerOp["read"].R != 0.2 {
+		t.Errorf("shards: %v %v, want 0.2 each", got[0].PerOp, got[1].PerOp)
+	}
+	if got[2].PerOp["order"].W != 0.5 || got[3].PerOp["order"].W != 0.7 {
+		t.Errorf("single and rolling: %v %v", got[2].PerOp, got[3].PerOp)
+	}
+	if r := got[4].PerOp["read"].R; math.Abs(r-0.2) > 1e-9 || got[5].PerOp["read"].R != r {
+		t.Errorf("shards of a windowed counter: %v %v, want 0.2 each", got[4].PerOp, got[5].PerOp)
+	}
+	if c, _ := Ceiling(got, "read"); math.Abs(c-15000) > 1e-6 {
+		t.Errorf("read ceiling %.0f, want 15,000 (3,000 RCU / 0.2)", c)
+	}
+}
+
+// TestItemContention_OwnItemsAndClients: items that differ by an id (each
+// order's) and per-client counters are left out, however few the orders;
+// the quarter items of a tally are shared.
+func TestItemContention_OwnItemsAndClients(t *testing.T) {
+	tx := map[string]int{
+		"ORD#ord_AbCdEfGhIjKl META": 6, "ORD#ord_ZyXwVuTsRqPo META": 6,
+		"CAP#org_onsale#test#127.1.0.1#evt_onsale CAP": 9, "CAP#org_onsale#test#127.1.0.2#evt_onsale CAP": 9,
+		"TALLY#org_onsale#test#3 Q#2026-11-26T06:00": 2, "TALLY#org_onsale#test#9 Q#2026-11-26T06:15": 2,
+	}
+	cs := ItemContention(tx, 2)
+	if len(cs) != 1 || cs[0].Items != 2 || cs[0].PerItem != 1 {
+		t.Fatalf("%+v, want only the tally's two items, 1 transaction an order each", cs)
+	}
+}
