@@ -5,9 +5,11 @@ package dash
 
 import (
 	"net/http"
+	"strings"
 
 	"tix/internal/app"
 	"tix/internal/dashboard"
+	"tix/internal/dashboard/scanner"
 	"tix/internal/payment"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -37,6 +39,8 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	}
 	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
 	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Search}
+	d.Scanner = &scanner.Server{Keys: a.Store.Keys, CheckIns: a.CheckIns, TicketKeys: a.TicketKeys, Events: a.Store.Catalog,
+		Box: a.Webhooks.Box, Clock: a.Webhooks.Clock, Base: s.Path, Secure: !strings.HasPrefix(s.PublicURL, "http://")}
 	if a.Email != nil {
 		d.Mail = a.Email
 		d.OrderEmails = a.Email
