@@ -68,6 +68,7 @@ type state struct {
 	strays     map[string]ticketing.StrayPayment
 	door       map[string]ticketDoor // environment#number -> check-in and refund lock
 	ticketKeys map[ticketing.Tenant]ticketcode.KeySet
+	transfers  map[string]ticketing.Transfer
 }
 
 // New returns an empty store.
@@ -78,7 +79,7 @@ func New() *Store {
 		holds: map[string]ticketing.Hold{}, seats: map[seatKey]seatRecord{}, sold: map[tierKey]map[int]int{},
 		promoUses: map[tierKey]int{}, orders: map[string]storedOrder{}, tickets: map[string]string{},
 		outbox: map[string]ticketing.OrderEvent{}, due: map[string]ticketing.Timer{},
-		door: map[string]ticketDoor{}, ticketKeys: map[ticketing.Tenant]ticketcode.KeySet{},
+		door: map[string]ticketDoor{}, ticketKeys: map[ticketing.Tenant]ticketcode.KeySet{}, transfers: map[string]ticketing.Transfer{},
 	}
 	return &Store{Catalog: &Catalog{s}, Idempotency: &Idempotency{s}, Limits: &Limits{s}, Holds: &Holds{s},
 		Orders: &Orders{s}, Due: &Due{s}, Outbox: &Outbox{s}, Strays: &Strays{s}, Tickets: &Tickets{s}, TicketKeys: &TicketKeys{s}}

@@ -73,6 +73,9 @@ type OrderEvent struct {
 	Environment Environment  `json:"environment"`
 	CreatedAt   time.Time    `json:"created_at"`
 	Order       WebhookOrder `json:"order"`
+	// Transfer is ticket.transferred's transfer (Order is then the new,
+	// transferred-in order).
+	Transfer *WebhookTransfer `json:"transfer,omitempty"`
 }
 
 func newEvent(typ string, o *Order, now time.Time) *OrderEvent {
