@@ -26,7 +26,7 @@ type pingJSON struct {
 }
 
 // WebhookEventTypes are the order event types an endpoint can subscribe to.
-var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded"}
+var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded", "ticket.transferred"}
 
 func (s *Server) ping(w http.ResponseWriter, r *http.Request) error {
 	k := callerOf(r.Context()).key

@@ -49,7 +49,7 @@ func (s *Transfers) transferUpdate(tr *ticketing.Transfer) (*types.Put, error) {
 	}
 	e := newExprs()
 	return &types.Put{TableName: aws.String(s.table), Item: item,
-		ConditionExpression: aws.String(e.n("st") + " = " + e.s(string(ticketing.TransferPending)) + " AND " + e.n("ver") + " = " + e.d(tr.Version)),
+		ConditionExpression:      aws.String(e.n("st") + " = " + e.s(string(ticketing.TransferPending)) + " AND " + e.n("ver") + " = " + e.d(tr.Version)),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals}, nil
 }
 

@@ -53,7 +53,7 @@ type TicketState struct {
 	TransferID   string   // its pending transfer
 	// TransferredTo is the number the ticket was re-issued as (transferred).
 	TransferredTo string
-	Admitted     bool     // this write admitted it
+	Admitted      bool // this write admitted it
 }
 
 // Scan is one scan at a door.

@@ -200,4 +200,6 @@ func transferEvent(tr *Transfer, n *Order, now time.Time) *OrderEvent {
 }
 
 // describe names a transfer in an error.
-func (tr *Transfer) describe() string { return fmt.Sprintf("transfer %s of ticket %s", tr.ID, tr.TicketNumber) }
+func (tr *Transfer) describe() string {
+	return fmt.Sprintf("transfer %s of ticket %s", tr.ID, tr.TicketNumber)
+}

@@ -48,7 +48,8 @@ func (s *Transfers) Create(ctx context.Context, c Caller, number string, req Tra
 		return nil, Invalid("to.name", "to.name is at most %d characters on one line", MaxTransferName)
 	}
 	if s.Offers == nil || s.AcceptURL == nil {
-		return nil, Errorf(CodeUnsupported, "email is off (TIX_MAIL_SENDER=none): the recipient could not receive the accept link, so no transfer is made")
+		return nil, Errorf(CodeUnsupported, "transfers need email on (TIX_MAIL_SENDER) and the API's public URL (TIX_PUBLIC_URL) "+
+			"for the recipient's accept link; ask the operator to set both")
 	}
 	st, o, err := s.transferable(ctx, c.Tenant, number)
 	if err != nil {
@@ -169,23 +170,23 @@ func (s *Transfers) cancelled(tr *Transfer) *Transfer {
 
 // Offer is what the accept page shows: the transfer whose link this is
 // (not_found for any other secret) and its ticket.
-func (s *Transfers) Offer(ctx context.Context, id, token string) (*Transfer, *Ticket, error) {
+func (s *Transfers) Offer(ctx context.Context, id, token string) (*Transfer, *Order, *Ticket, error) {
 	tr, err := s.Store.GetTransfer(ctx, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !tr.tokenMatches(token) {
-		return nil, nil, NotFound("transfer")
+		return nil, nil, nil, NotFound("transfer")
 	}
 	o, err := s.Orders.OrderStore.GetOrder(ctx, tr.OrderID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	tk, _, ok := ticketOf(o, tr.TicketNumber)
 	if !ok {
-		return nil, nil, NotFound("ticket " + tr.TicketNumber)
+		return nil, nil, nil, NotFound("ticket " + tr.TicketNumber)
 	}
-	return tr, &tk, nil
+	return tr, o, &tk, nil
 }
 
 // Accept is the recipient accepting with the link's secret: the ticket is
@@ -194,7 +195,7 @@ func (s *Transfers) Offer(ctx context.Context, id, token string) (*Transfer, *Ti
 // and the transfer accepted, so the link works once; a check-in or a
 // refund of the old ticket racing it, or a second accept, cannot both win.
 func (s *Transfers) Accept(ctx context.Context, id, token string) (*Transfer, *Order, error) {
-	tr, tk, err := s.Offer(ctx, id, token)
+	tr, _, tk, err := s.Offer(ctx, id, token)
 	if err != nil {
 		return nil, nil, err
 	}

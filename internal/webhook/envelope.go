@@ -20,6 +20,9 @@ type Envelope struct {
 // OrderData is data of the order events: the order without buyer PII.
 type OrderData struct {
 	Order ticketing.WebhookOrder `json:"order"`
+	// Transfer is ticket.transferred's: the accepted transfer (Order is
+	// the new, transferred-in order).
+	Transfer *ticketing.WebhookTransfer `json:"transfer,omitempty"`
 }
 
 // orderEnvelope is the envelope of an outbox event. It is built from the
@@ -27,6 +30,6 @@ type OrderData struct {
 func orderEnvelope(ev *ticketing.OrderEvent) ([]byte, error) {
 	return json.Marshal(Envelope{
 		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: clock.Format(ev.CreatedAt),
-		Data: OrderData{Order: ev.Order}, Livemode: ev.Environment == ticketing.EnvLive,
+		Data: OrderData{Order: ev.Order, Transfer: ev.Transfer}, Livemode: ev.Environment == ticketing.EnvLive,
 	})
 }

@@ -10,6 +10,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,8 +26,13 @@ const (
 	TypeWebhookTest    = "webhook.test"
 )
 
-// EventTypes are the order event types an endpoint may subscribe to.
+// EventTypes are the order event types an endpoint subscribes to when it
+// names none.
 var EventTypes = []string{ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded}
+
+// OptionalEventTypes are the further types an endpoint receives only when
+// its enabled_events name them (ticket.transferred: docs/transfers.md).
+var OptionalEventTypes = []string{ticketing.EventTicketTransferred}
 
 // EndpointStatus is active or disabled (contract section 3).
 type EndpointStatus string
@@ -77,7 +83,7 @@ type Endpoint struct {
 // Subscribes reports whether the endpoint wants events of type typ.
 func (e *Endpoint) Subscribes(typ string) bool {
 	for _, t := range e.EnabledEvents {
-		if t == typ || t == "*" {
+		if t == typ || (t == "*" && !slices.Contains(OptionalEventTypes, typ)) {
 			return true
 		}
 	}

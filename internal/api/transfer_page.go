@@ -1,0 +1,137 @@
+package api
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"tix/internal/ticketing"
+)
+
+// The transfer's accept page: server-rendered, no script, served to the
+// recipient from the link of their email. GET shows the offer (a link
+// scanner opening it accepts nothing); the form's POST accepts it.
+
+//go:embed transfer_page.html
+var transferPageHTML string
+
+var transferPage = template.Must(template.New("transfer").Parse(transferPageHTML))
+
+// transferPageCSP keeps the page to itself: no script at all, its inline
+// style, forms posted only to tix.
+const transferPageCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+type transferTexts struct {
+	Offer, OfferMsg, Done, DoneMsg, Invalid, InvalidMsg, Refused, Cancelled, Event, Ticket, Seat, Accept, Note string
+}
+
+var transferPageTexts = map[string]transferTexts{
+	"en": {Offer: "A ticket for you", OfferMsg: "This ticket is being transferred to you. Accept it to get a ticket of your own by email; the sender's ticket stops working.",
+		Done: "The ticket is yours", DoneMsg: "Your new ticket %s is on its way to your email. Show it at the door; the old ticket no longer admits.",
+		Invalid: "This link is not valid", InvalidMsg: "Open the link from your email exactly as it is, or ask the sender to transfer the ticket again.",
+		Refused: "The ticket cannot be accepted", Cancelled: "The transfer was cancelled", Event: "Event", Ticket: "Ticket", Seat: "Seat",
+		Accept: "Accept the ticket", Note: "The link works once."},
+	"ru": {Offer: "Вам передают билет", OfferMsg: "Этот билет передают вам. Примите его, и свой билет придёт вам письмом; билет отправителя перестанет действовать.",
+		Done: "Билет ваш", DoneMsg: "Ваш новый билет %s отправлен вам письмом. Покажите его на входе; прежний билет больше не действует.",
+		Invalid: "Ссылка недействительна", InvalidMsg: "Откройте ссылку из письма в точности как есть или попросите отправителя передать билет ещё раз.",
+		Refused: "Билет нельзя принять", Cancelled: "Передача отменена", Event: "Событие", Ticket: "Билет", Seat: "Место",
+		Accept: "Принять билет", Note: "Ссылка работает один раз."},
+}
+
+type transferPageData struct {
+	Lang, Title, Message string
+	Bad, Form, Test      bool
+	Event, Ticket, Seat  string
+	Action, Token        string
+	T                    transferTexts
+}
+
+func pageLang(r *http.Request) string {
+	if strings.HasPrefix(strings.ToLower(r.Header.Get("Accept-Language")), "ru") {
+		return "ru"
+	}
+	return "en"
+}
+
+func (s *Server) transferPage(w http.ResponseWriter, r *http.Request) error {
+	token := r.URL.Query().Get("token")
+	tr, o, tk, err := s.Transfers.Offer(r.Context(), r.PathValue("id"), token)
+	d := s.pageData(r)
+	switch {
+	case err != nil:
+		return s.writeTransferPage(w, r, d, err)
+	case tr.Status == ticketing.TransferCancelled:
+		d.Title, d.Message, d.Bad = d.T.Cancelled, d.T.InvalidMsg, true
+	case tr.Status == ticketing.TransferAccepted:
+		d.Title, d.Message = d.T.Done, strings.Replace(d.T.DoneMsg, "%s", tr.NewTicketNumber, 1)
+	default:
+		d.Title, d.Message, d.Form, d.Token, d.Action = d.T.Offer, d.T.OfferMsg, true, token, r.URL.Path
+	}
+	d.Event, d.Ticket, d.Test = o.EventTitle, tk.Number, o.Environment != ticketing.EnvLive
+	if tk.Seat != nil {
+		d.Seat = tk.Seat.Label
+	}
+	return s.writeTransferPage(w, r, d, nil)
+}
+
+func (s *Server) acceptTransfer(w http.ResponseWriter, r *http.Request) error {
+	d := s.pageData(r)
+	if err := r.ParseForm(); err != nil {
+		return s.writeTransferPage(w, r, d, ticketing.Invalid("token", "the form could not be read"))
+	}
+	tr, n, err := s.Transfers.Accept(r.Context(), r.PathValue("id"), r.PostForm.Get("token"))
+	if err != nil {
+		return s.writeTransferPage(w, r, d, err)
+	}
+	d.Title, d.Message = d.T.Done, strings.Replace(d.T.DoneMsg, "%s", tr.NewTicketNumber, 1)
+	d.Event, d.Ticket, d.Test = n.EventTitle, tr.NewTicketNumber, n.Environment != ticketing.EnvLive
+	if s := n.Tickets[0].Seat; s != nil {
+		d.Seat = s.Label
+	}
+	return s.writeTransferPage(w, r, d, nil)
+}
+
+func (s *Server) pageData(r *http.Request) transferPageData {
+	l := pageLang(r)
+	return transferPageData{Lang: l, T: transferPageTexts[l]}
+}
+
+// writeTransferPage answers the page, or err as a page with its status.
+func (s *Server) writeTransferPage(w http.ResponseWriter, r *http.Request, d transferPageData, err error) error {
+	status := http.StatusOK
+	if err != nil {
+		code := ticketing.ErrorCode(err)
+		status = statusOf[code]
+		if status == 0 || status >= 500 {
+			slog.ErrorContext(r.Context(), "transfer page", "error", err)
+			return err // the API's error envelope, with the request id to quote
+		}
+		d = transferPageData{Lang: d.Lang, T: d.T, Bad: true, Title: d.T.Refused}
+		if code == ticketing.CodeNotFound || code == ticketing.CodeInvalidRequest {
+			d.Title, d.Message = d.T.Invalid, d.T.InvalidMsg
+		} else {
+			var e *ticketing.Error
+			if errors.As(err, &e) {
+				d.Message = e.Message
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := transferPage.Execute(&b, d); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", transferPageCSP)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+	return nil
+}
