@@ -44,7 +44,9 @@ func (o *offers) token(t *testing.T, id string) string {
 func (s *doorStack) transfers() (*ticketing.Transfers, *offers) {
 	rec := &offers{links: map[string]string{}}
 	return &ticketing.Transfers{Store: s.st.Transfers(), Door: s.st.Tickets(), Orders: s.sales.Orders, Offers: rec,
-		AcceptURL: func(id, token string) string { return "https://tix.example/v1/transfers/" + id + "/accept?token=" + token }}, rec
+		AcceptURL: func(id, token string) string {
+			return "https://tix.example/v1/transfers/" + id + "/accept?token=" + token
+		}}, rec
 }
 
 func (s *doorStack) offer(t *testing.T, trs *ticketing.Transfers, number string) *ticketing.Transfer {
