@@ -152,6 +152,10 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/check-ins":                  {"post"},
 		"/check-ins/{id}":             {"delete"},
 		"/events/{id}/check-in-stats": {"get"},
+		// Additions: ticket transfers (docs/transfers.md).
+		"/tickets/{ticket_number}/transfers": {"post"},
+		"/transfers/{id}":                    {"get", "delete"},
+		"/transfers/{id}/accept":             {"get", "post"},
 	}
 	for path, methods := range operations {
 		item, ok := paths[path].(map[string]any)
@@ -222,7 +226,8 @@ func TestOpenAPIDocument_AuthenticatedOperationsShareErrorsAndHeaders(t *testing
 			}
 			name := strings.ToUpper(method) + " " + path
 			responses := op.(map[string]any)["responses"].(map[string]any)
-			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" || path == "/secret-scanning/github" {
+			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" || path == "/secret-scanning/github" ||
+				path == "/transfers/{id}/accept" {
 				// Public: no key, so no key errors and no rate-limit budget.
 				if sec, ok := op.(map[string]any)["security"].([]any); !ok || len(sec) != 0 {
 					t.Errorf("%s must declare security: []", name)
