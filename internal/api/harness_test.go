@@ -110,7 +110,9 @@ func newHarness(t *testing.T) *harness {
 	sales.Orders.Door = st.Tickets()
 	offers := &transferLinks{links: map[string]string{}}
 	srv.EnableTransfers(&ticketing.Transfers{Store: st.Transfers(), Door: st.Tickets(), Orders: sales.Orders, Offers: offers,
-		AcceptURL: func(id, token string) string { return "http://127.0.0.1:8080/v1/transfers/" + id + "/accept?token=" + token }})
+		AcceptURL: func(id, token string) string {
+			return "http://127.0.0.1:8080/v1/transfers/" + id + "/accept?token=" + token
+		}})
 	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t),
 		sales: sales, timers: timers, pay: pay, payDown: payDown, offers: offers}
 }
@@ -200,8 +202,8 @@ func (h *harness) do(method, target string, body string, opts ...reqOpt) respons
 	res := rec.Result()
 	b, _ := io.ReadAll(res.Body)
 	h.oas.CheckResponse(h.t, req, res, b)
-	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK                     // HTML and its script
-	isBankOK := strings.HasPrefix(target, "/v1/payment-notifications/") && res.StatusCode == http.StatusOK // "OK", for the bank
+	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK                            // HTML and its script
+	isBankOK := strings.HasPrefix(target, "/v1/payment-notifications/") && res.StatusCode == http.StatusOK        // "OK", for the bank
 	isPage := strings.Contains(target, "/accept") && res.Header.Get("Content-Type") == "text/html; charset=utf-8" // a transfer's page
 	if res.Header.Get("Content-Type") != "application/json" && res.StatusCode != http.StatusNoContent && !isDocs && !isBankOK && !isPage {
 		h.t.Errorf("%s %s: Content-Type %q, want application/json", method, target, res.Header.Get("Content-Type"))

@@ -44,7 +44,9 @@ func newTransferDoor(t *testing.T) *transferDoor {
 	d := newDoor(t)
 	sent := &offerLinks{links: map[string]string{}}
 	trs := &ticketing.Transfers{Store: d.st.Transfers(), Door: d.st.Tickets, Orders: d.sales.Orders, Offers: sent,
-		AcceptURL: func(id, token string) string { return "https://tix.example/v1/transfers/" + id + "/accept?token=" + token }}
+		AcceptURL: func(id, token string) string {
+			return "https://tix.example/v1/transfers/" + id + "/accept?token=" + token
+		}}
 	return &transferDoor{door: d, trs: trs, sent: sent}
 }
 
