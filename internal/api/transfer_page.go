@@ -1,10 +1,8 @@
 package api
 
 import (
-	"bytes"
-	_ "embed"
 	"errors"
-	"html/template"
+	"html"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -15,11 +13,6 @@ import (
 // The transfer's accept page: server-rendered, no script, served to the
 // recipient from the link of their email. GET shows the offer (a link
 // scanner opening it accepts nothing); the form's POST accepts it.
-
-//go:embed transfer_page.html
-var transferPageHTML string
-
-var transferPage = template.Must(template.New("transfer").Parse(transferPageHTML))
 
 // transferPageCSP keeps the page to itself: no script at all, its inline
 // style, forms posted only to tix.
@@ -120,10 +113,6 @@ func (s *Server) writeTransferPage(w http.ResponseWriter, r *http.Request, d tra
 			}
 		}
 	}
-	var b bytes.Buffer
-	if err := transferPage.Execute(&b, d); err != nil {
-		return err
-	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", transferPageCSP)
@@ -132,6 +121,44 @@ func (s *Server) writeTransferPage(w http.ResponseWriter, r *http.Request, d tra
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write([]byte(d.render()))
 	return nil
+}
+
+// transferPageStyle is the page's one inline style sheet.
+const transferPageStyle = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f4f5;color:#18181b}
+main{max-width:32rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px #0002}
+h1{font-size:1.4rem;margin-top:0}dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{color:#52525b}
+button{font:inherit;padding:.75rem 1.5rem;border:0;border-radius:8px;background:#15803d;color:#fff;cursor:pointer}
+.note{color:#52525b;font-size:.9rem}.bad{color:#b91c1c}.test{background:#fef08a;padding:.25rem .5rem;border-radius:4px;font-weight:600}`
+
+// render writes the page, every value escaped (html/template is not linked
+// here: only the deliver function carries the template packages).
+func (d transferPageData) render() string {
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="` + e(d.Lang) + `"><head><meta charset="utf-8">` +
+		`<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">` +
+		`<title>` + e(d.Title) + `</title><style>` + transferPageStyle + `</style></head><body><main>`)
+	if d.Test {
+		b.WriteString(`<p class="test">TEST · ТЕСТ</p>`)
+	}
+	h1 := `<h1>`
+	if d.Bad {
+		h1 = `<h1 class="bad">`
+	}
+	b.WriteString(h1 + e(d.Title) + `</h1><p>` + e(d.Message) + `</p>`)
+	if d.Event != "" {
+		b.WriteString(`<dl><dt>` + e(d.T.Event) + `</dt><dd>` + e(d.Event) + `</dd><dt>` + e(d.T.Ticket) + `</dt><dd>` + e(d.Ticket) + `</dd>`)
+		if d.Seat != "" {
+			b.WriteString(`<dt>` + e(d.T.Seat) + `</dt><dd>` + e(d.Seat) + `</dd>`)
+		}
+		b.WriteString(`</dl>`)
+	}
+	if d.Form {
+		b.WriteString(`<form method="post" action="` + e(d.Action) + `"><input type="hidden" name="token" value="` + e(d.Token) + `">` +
+			`<button type="submit">` + e(d.T.Accept) + `</button></form><p class="note">` + e(d.T.Note) + `</p>`)
+	}
+	b.WriteString(`</main></body></html>`)
+	return b.String()
 }

@@ -1,0 +1,69 @@
+package lambdaenv
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"tix/internal/ticketing"
+)
+
+// PublicURL is the API's public URL the orders function's test sets
+// (TIX_PUBLIC_URL): transfers need it for their accept links.
+const PublicURL = "https://abc123.execute-api.eu-central-1.amazonaws.com"
+
+// links keeps the accept links of the fixture transfers.
+type links map[string]string
+
+func (l links) TransferOffer(_ context.Context, tr *ticketing.Transfer, _, link string) error {
+	l[tr.ID] = link
+	return nil
+}
+
+// AddTransfers pays a three-ticket test order of tier_l and offers each of
+// its tickets, and adds to Vars: TRANSFERABLE_TICKET, the ticket of
+// AddOrders' PAID_ORDER_ID (what orders-transfer-create.json offers; call
+// AddOrders first), TRANSFER_ID and
+// TRANSFER_TOKEN (a pending transfer and its link's secret: read, and its
+// page shown), ACCEPT_TRANSFER_ID and ACCEPT_TOKEN (accepted by
+// orders-transfer-accept.json), CANCEL_TRANSFER_ID (cancelled by
+// orders-transfer-cancel.json).
+func (e *Env) AddTransfers(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	a := e.App
+	tier, qty, email := "tier_l", 3, "holder@example.com"
+	res, err := a.Sales.Orders.CreateOrder(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, "fixture-transfers", ticketing.OrderRequest{
+		Buyer: &ticketing.BuyerInput{Email: &email}, TierID: &tier, Quantity: &qty,
+	})
+	if err != nil {
+		t.Fatalf("create the transfers' order: %v", err)
+	}
+	o, err := a.Sales.Orders.Simulate(ctx, tenant, res.Order.ID, ticketing.OutcomePaid)
+	if err != nil || len(o.Tickets) != 3 {
+		t.Fatalf("pay the transfers' order: %v", err)
+	}
+	sent := links{}
+	trs := &ticketing.Transfers{Store: a.Store.Transfers(), Door: a.Store.Tickets(), Orders: a.Sales.Orders, Offers: sent,
+		AcceptURL: func(id, token string) string { return PublicURL + "/v1/transfers/" + id + "/accept?token=" + token }}
+	offer := func(tk ticketing.Ticket) (string, string) {
+		t.Helper()
+		tr, err := trs.Create(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, tk.Number, ticketing.TransferRequest{ToEmail: "friend@example.com"})
+		if err != nil {
+			t.Fatalf("offer ticket %s: %v", tk.Number, err)
+		}
+		u, err := url.Parse(sent[tr.ID])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.ID, u.Query().Get("token")
+	}
+	e.Vars["TRANSFER_ID"], e.Vars["TRANSFER_TOKEN"] = offer(o.Tickets[0])
+	e.Vars["ACCEPT_TRANSFER_ID"], e.Vars["ACCEPT_TOKEN"] = offer(o.Tickets[1])
+	e.Vars["CANCEL_TRANSFER_ID"], _ = offer(o.Tickets[2])
+	free, err := a.Store.Orders.GetOrder(ctx, e.Vars["PAID_ORDER_ID"])
+	if err != nil || len(free.Tickets) != 1 {
+		t.Fatalf("the paid order's ticket (call AddOrders first): %v", err)
+	}
+	e.Vars["TRANSFERABLE_TICKET"] = free.Tickets[0].Number
+}
