@@ -23,6 +23,7 @@ import (
 	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
+	"tix/internal/ticketing/ticketingtest"
 	"tix/internal/webhook"
 )
 
@@ -39,7 +40,7 @@ type harness struct {
 	timers  *recordedTimers
 	pay     *payment.Test
 	payDown *atomic.Bool // the test provider fails while true
-	offers  *transferLinks
+	offers  *ticketingtest.Offers
 }
 
 // recordedTimers keeps what the sales path schedules; tests run them through
@@ -108,7 +109,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	srv.EnableDoor(ticketKeys, &ticketing.CheckIns{Store: st.Tickets(), Keys: ticketKeys, Catalog: st.Catalog, Clock: clk})
 	sales.Orders.Door = st.Tickets()
-	offers := &transferLinks{links: map[string]string{}}
+	offers := &ticketingtest.Offers{}
 	srv.EnableTransfers(&ticketing.Transfers{Store: st.Transfers(), Door: st.Tickets(), Orders: sales.Orders, Offers: offers,
 		AcceptURL: func(id, token string) string {
 			return "http://127.0.0.1:8080/v1/transfers/" + id + "/accept?token=" + token

@@ -1,42 +1,14 @@
 package api_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"tix/internal/auth"
-	"tix/internal/ticketing"
 )
-
-// transferLinks keeps each transfer's accept link, as the recipient's
-// email would (the email pipeline itself: internal/app's end-to-end test).
-type transferLinks struct {
-	mu    sync.Mutex
-	links map[string]string
-}
-
-func (o *transferLinks) TransferOffer(_ context.Context, tr *ticketing.Transfer, _, link string) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.links[tr.ID] = link
-	return nil
-}
-
-func (o *transferLinks) link(t *testing.T, id string) *url.URL {
-	t.Helper()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	u, err := url.Parse(o.links[id])
-	if err != nil || u.Query().Get("token") == "" {
-		t.Fatalf("no accept link for %s", id)
-	}
-	return u
-}
 
 // form posts an accept page's form.
 func (h *harness) form(target, token string) response {
@@ -87,7 +59,7 @@ func TestTransfers_ThroughTheAPI(t *testing.T) {
 	wantError(t, h.post("/v1/orders/"+o["id"].(string)+"/refund", sk, `{}`), http.StatusConflict, "conflict", "")
 	wantError(t, h.get("/v1/transfers/"+id, other), http.StatusNotFound, "not_found", "")
 
-	link := h.offers.link(t, id)
+	link := h.offers.Link(t, id)
 	page := h.do(http.MethodGet, link.Path+"?token=wrong", "")
 	if page.StatusCode != http.StatusNotFound || !strings.Contains(string(page.body), "not valid") {
 		t.Fatalf("the page with a wrong secret: %d %s", page.StatusCode, page.body)
@@ -133,7 +105,7 @@ func TestTransfers_ThroughTheAPI(t *testing.T) {
 		t.Fatalf("cancelled %v", c)
 	}
 	wantStatus(t, h.del("/v1/transfers/"+id2, sk, ""), http.StatusOK)
-	if r := h.do(http.MethodGet, h.offers.link(t, id2).RequestURI(), ""); r.StatusCode != http.StatusOK || !strings.Contains(string(r.body), "cancelled") {
+	if r := h.do(http.MethodGet, h.offers.Link(t, id2).RequestURI(), ""); r.StatusCode != http.StatusOK || !strings.Contains(string(r.body), "cancelled") {
 		t.Fatalf("the page of a cancelled transfer: %d %s", r.StatusCode, r.body)
 	}
 }

@@ -100,16 +100,12 @@ func (s *Transfers) GetTransfer(ctx context.Context, id string) (*ticketing.Tran
 		return nil, fmt.Errorf("read transfer %s: %w", id, err)
 	}
 	s.record("GetTransfer", out.ConsumedCapacity)
-	d, ok := out.Item["doc"].(*types.AttributeValueMemberS)
-	if !ok {
+	if out.Item == nil {
 		return nil, ticketing.NotFound("transfer")
 	}
 	var tr ticketing.Transfer
-	if err := json.Unmarshal([]byte(d.Value), &tr); err != nil {
+	if tr.Version, err = docVersion(out.Item, &tr); err != nil {
 		return nil, fmt.Errorf("decode transfer %s: %w", id, err)
-	}
-	if v, ok := out.Item["ver"].(*types.AttributeValueMemberN); ok {
-		tr.Version, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	return &tr, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -16,37 +15,10 @@ import (
 
 var _ ticketing.TransferStore = (*store.Transfers)(nil)
 
-// offers keeps each transfer's accept link, as the recipient's email would.
-type offers struct {
-	mu    sync.Mutex
-	links map[string]string
-}
-
-func (o *offers) TransferOffer(_ context.Context, tr *ticketing.Transfer, _, link string) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.links[tr.ID] = link
-	return nil
-}
-
-// token is the secret of transfer id's link.
-func (o *offers) token(t *testing.T, id string) string {
-	t.Helper()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	u, err := url.Parse(o.links[id])
-	if err != nil || u.Query().Get("token") == "" {
-		t.Fatalf("no link for %s: %q", id, o.links[id])
-	}
-	return u.Query().Get("token")
-}
-
-func (s *doorStack) transfers() (*ticketing.Transfers, *offers) {
-	rec := &offers{links: map[string]string{}}
+func (s *doorStack) transfers() (*ticketing.Transfers, *ticketingtest.Offers) {
+	rec := &ticketingtest.Offers{}
 	return &ticketing.Transfers{Store: s.st.Transfers(), Door: s.st.Tickets(), Orders: s.sales.Orders, Offers: rec,
-		AcceptURL: func(id, token string) string {
-			return "https://tix.example/v1/transfers/" + id + "/accept?token=" + token
-		}}, rec
+		AcceptURL: ticketingtest.AcceptURL}, rec
 }
 
 func (s *doorStack) offer(t *testing.T, trs *ticketing.Transfers, number string) *ticketing.Transfer {
@@ -78,7 +50,7 @@ func TestTransfers_AcceptRacingACheckInOfTheOldTicketExactlyOneWins(t *testing.T
 		var scan *ticketing.ScanResult
 		var wg sync.WaitGroup
 		start := make(chan struct{})
-		wg.Go(func() { <-start; _, _, accErr = trs.Accept(ctx, tr.ID, rec.token(t, tr.ID)) })
+		wg.Go(func() { <-start; _, _, accErr = trs.Accept(ctx, tr.ID, rec.Token(t, tr.ID)) })
 		wg.Go(func() {
 			<-start
 			// Staggered over the rounds, so that either may come first.
@@ -129,7 +101,7 @@ func TestTransfers_ParallelAcceptsAndACancelExactlyOneWins(t *testing.T) {
 	for round := range 4 {
 		o, _, _ := s.paid(t, fmt.Sprintf("accepts-%d", round), 1)
 		tr := s.offer(t, trs, o.Tickets[0].Number)
-		token := rec.token(t, tr.ID)
+		token := rec.Token(t, tr.ID)
 		var mu sync.Mutex
 		var accepted, cancelled int
 		issued := map[string]bool{}
@@ -213,7 +185,7 @@ func TestTransfers_RefundRacingATransferExactlyOneWins(t *testing.T) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	wg.Go(func() { <-start; _, refundErr = s.sales.Orders.RefundOrder(ctx, s.tenant, o.ID, nil) })
-	wg.Go(func() { <-start; _, _, acceptErr = trs.Accept(ctx, tr.ID, rec.token(t, tr.ID)) })
+	wg.Go(func() { <-start; _, _, acceptErr = trs.Accept(ctx, tr.ID, rec.Token(t, tr.ID)) })
 	close(start)
 	wg.Wait()
 	if acceptErr != nil || !ticketing.IsCode(refundErr, ticketing.CodeConflict) {
@@ -239,7 +211,7 @@ func TestTransfers_StateAfterAcceptRefundRulesAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := s.offer(t, trs, o.Tickets[0].Number)
-	done, n, err := trs.Accept(ctx, tr.ID, rec.token(t, tr.ID))
+	done, n, err := trs.Accept(ctx, tr.ID, rec.Token(t, tr.ID))
 	if err != nil {
 		t.Fatal(err)
 	}

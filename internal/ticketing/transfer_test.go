@@ -3,50 +3,24 @@ package ticketing_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"testing"
 
 	"tix/internal/ticketing"
+	"tix/internal/ticketing/ticketingtest"
 )
-
-// offerLinks keeps each transfer's accept link, as the recipient's email
-// would; fail makes the next offer fail (the email job not written).
-type offerLinks struct {
-	links map[string]string
-	fail  error
-}
-
-func (o *offerLinks) TransferOffer(_ context.Context, tr *ticketing.Transfer, _, link string) error {
-	if o.fail != nil {
-		return o.fail
-	}
-	o.links[tr.ID] = link
-	return nil
-}
-
-func (o *offerLinks) token(t *testing.T, id string) string {
-	t.Helper()
-	u, err := url.Parse(o.links[id])
-	if err != nil || u.Query().Get("token") == "" {
-		t.Fatalf("no link for %s", id)
-	}
-	return u.Query().Get("token")
-}
 
 type transferDoor struct {
 	*door
 	trs  *ticketing.Transfers
-	sent *offerLinks
+	sent *ticketingtest.Offers
 }
 
 func newTransferDoor(t *testing.T) *transferDoor {
 	d := newDoor(t)
-	sent := &offerLinks{links: map[string]string{}}
+	sent := &ticketingtest.Offers{}
 	trs := &ticketing.Transfers{Store: d.st.Transfers(), Door: d.st.Tickets, Orders: d.sales.Orders, Offers: sent,
-		AcceptURL: func(id, token string) string {
-			return "https://tix.example/v1/transfers/" + id + "/accept?token=" + token
-		}}
+		AcceptURL: ticketingtest.AcceptURL}
 	return &transferDoor{door: d, trs: trs, sent: sent}
 }
 
@@ -113,7 +87,7 @@ func TestTransfer_AcceptReissuesTheTicketOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tr.Status != ticketing.TransferPending || tr.TicketNumber != old || tr.OrderID != o.ID || tr.TokenHash == "" ||
-		strings.Contains(tr.TokenHash, d.sent.token(t, tr.ID)) {
+		strings.Contains(tr.TokenHash, d.sent.Token(t, tr.ID)) {
 		t.Fatalf("transfer %+v", tr)
 	}
 	_, err = d.create(old, "other@example.com")
@@ -125,7 +99,7 @@ func TestTransfer_AcceptReissuesTheTicketOnce(t *testing.T) {
 	_, _, _, err = d.trs.Offer(ctx, tr.ID, "")
 	refused(t, "the page without a secret", err, ticketing.CodeNotFound)
 
-	acc, n, err := d.trs.Accept(ctx, tr.ID, d.sent.token(t, tr.ID))
+	acc, n, err := d.trs.Accept(ctx, tr.ID, d.sent.Token(t, tr.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +108,7 @@ func TestTransfer_AcceptReissuesTheTicketOnce(t *testing.T) {
 		n.EventID != o.EventID || n.Lines[0].TierID != o.Lines[0].TierID || acc.NewOrderID != n.ID {
 		t.Fatalf("accepted %+v into order %+v", acc, n)
 	}
-	_, _, err = d.trs.Accept(ctx, tr.ID, d.sent.token(t, tr.ID))
+	_, _, err = d.trs.Accept(ctx, tr.ID, d.sent.Token(t, tr.ID))
 	refused(t, "the link used twice", err, ticketing.CodeConflict)
 	_, err = d.trs.Cancel(ctx, d.c.Tenant, tr.ID)
 	refused(t, "cancel of an accepted transfer", err, ticketing.CodeConflict)
@@ -174,7 +148,7 @@ func TestTransfer_CancelFreesTheTicket(t *testing.T) {
 	if again, err := d.trs.Cancel(ctx, d.c.Tenant, tr.ID); err != nil || again.Status != ticketing.TransferCancelled {
 		t.Fatalf("cancel again: %+v %v", again, err)
 	}
-	_, _, err = d.trs.Accept(ctx, tr.ID, d.sent.token(t, tr.ID))
+	_, _, err = d.trs.Accept(ctx, tr.ID, d.sent.Token(t, tr.ID))
 	refused(t, "accept after cancel", err, ticketing.CodeConflict)
 	other := d.c.Tenant
 	other.OrganizerID = "org_other"
@@ -196,11 +170,11 @@ func TestTransfer_UsedTicketsAndUnsentOffers(t *testing.T) {
 	wantResult(t, d.scan(t, codes[o.Tickets[0].Number], "north"), ticketing.ResultAdmitted)
 	_, err := d.create(o.Tickets[0].Number, "friend@example.com")
 	refused(t, "transfer of a used ticket", err, ticketing.CodeConflict)
-	d.sent.fail = errors.New("the email jobs table is away")
+	d.sent.Fail = errors.New("the email jobs table is away")
 	if _, err := d.create(o.Tickets[1].Number, "friend@example.com"); err == nil {
 		t.Fatal("a transfer without its email was made")
 	}
-	d.sent.fail = nil
+	d.sent.Fail = nil
 	if _, err := d.create(o.Tickets[1].Number, "friend@example.com"); err != nil {
 		t.Fatalf("the ticket is not free after the unsent offer: %v", err)
 	}

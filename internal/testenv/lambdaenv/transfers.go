@@ -2,23 +2,16 @@ package lambdaenv
 
 import (
 	"context"
-	"net/url"
 	"testing"
 
+	"tix/internal/app"
 	"tix/internal/ticketing"
+	"tix/internal/ticketing/ticketingtest"
 )
 
 // PublicURL is the API's public URL the orders function's test sets
 // (TIX_PUBLIC_URL): transfers need it for their accept links.
 const PublicURL = "https://abc123.execute-api.eu-central-1.amazonaws.com"
-
-// links keeps the accept links of the fixture transfers.
-type links map[string]string
-
-func (l links) TransferOffer(_ context.Context, tr *ticketing.Transfer, _, link string) error {
-	l[tr.ID] = link
-	return nil
-}
 
 // AddTransfers pays a three-ticket test order of tier_l and offers each of
 // its tickets, and adds to Vars: TRANSFERABLE_TICKET, the ticket of
@@ -43,20 +36,16 @@ func (e *Env) AddTransfers(t *testing.T) {
 	if err != nil || len(o.Tickets) != 3 {
 		t.Fatalf("pay the transfers' order: %v", err)
 	}
-	sent := links{}
+	sent := &ticketingtest.Offers{}
 	trs := &ticketing.Transfers{Store: a.Store.Transfers(), Door: a.Store.Tickets(), Orders: a.Sales.Orders, Offers: sent,
-		AcceptURL: func(id, token string) string { return PublicURL + "/v1/transfers/" + id + "/accept?token=" + token }}
+		AcceptURL: app.TransferAcceptURL(PublicURL)}
 	offer := func(tk ticketing.Ticket) (string, string) {
 		t.Helper()
 		tr, err := trs.Create(ctx, ticketing.Caller{Tenant: tenant, KeyID: e.keyID}, tk.Number, ticketing.TransferRequest{ToEmail: "friend@example.com"})
 		if err != nil {
 			t.Fatalf("offer ticket %s: %v", tk.Number, err)
 		}
-		u, err := url.Parse(sent[tr.ID])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr.ID, u.Query().Get("token")
+		return tr.ID, sent.Token(t, tr.ID)
 	}
 	e.Vars["TRANSFER_ID"], e.Vars["TRANSFER_TOKEN"] = offer(o.Tickets[0])
 	e.Vars["ACCEPT_TRANSFER_ID"], e.Vars["ACCEPT_TOKEN"] = offer(o.Tickets[1])
