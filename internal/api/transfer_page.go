@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"html"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -22,17 +21,21 @@ type transferTexts struct {
 	Offer, OfferMsg, Done, DoneMsg, Invalid, InvalidMsg, Refused, Cancelled, Event, Ticket, Seat, Accept, Note string
 }
 
-var transferPageTexts = map[string]transferTexts{
-	"en": {Offer: "A ticket for you", OfferMsg: "This ticket is being transferred to you. Accept it to get a ticket of your own by email; the sender's ticket stops working.",
+// pageTexts are the page's words in lang (a function, not a table: the
+// functions that do not serve the page, such as catalog, link none of it).
+func pageTexts(lang string) transferTexts {
+	if lang == "ru" {
+		return transferTexts{Offer: "Вам передают билет", OfferMsg: "Этот билет передают вам. Примите его, и свой билет придёт вам письмом; билет отправителя перестанет действовать.",
+			Done: "Билет ваш", DoneMsg: "Ваш новый билет %s отправлен вам письмом. Покажите его на входе; прежний билет больше не действует.",
+			Invalid: "Ссылка недействительна", InvalidMsg: "Откройте ссылку из письма в точности как есть или попросите отправителя передать билет ещё раз.",
+			Refused: "Билет нельзя принять", Cancelled: "Передача отменена", Event: "Событие", Ticket: "Билет", Seat: "Место",
+			Accept: "Принять билет", Note: "Ссылка работает один раз."}
+	}
+	return transferTexts{Offer: "A ticket for you", OfferMsg: "This ticket is being transferred to you. Accept it to get a ticket of your own by email; the sender's ticket stops working.",
 		Done: "The ticket is yours", DoneMsg: "Your new ticket %s is on its way to your email. Show it at the door; the old ticket no longer admits.",
 		Invalid: "This link is not valid", InvalidMsg: "Open the link from your email exactly as it is, or ask the sender to transfer the ticket again.",
 		Refused: "The ticket cannot be accepted", Cancelled: "The transfer was cancelled", Event: "Event", Ticket: "Ticket", Seat: "Seat",
-		Accept: "Accept the ticket", Note: "The link works once."},
-	"ru": {Offer: "Вам передают билет", OfferMsg: "Этот билет передают вам. Примите его, и свой билет придёт вам письмом; билет отправителя перестанет действовать.",
-		Done: "Билет ваш", DoneMsg: "Ваш новый билет %s отправлен вам письмом. Покажите его на входе; прежний билет больше не действует.",
-		Invalid: "Ссылка недействительна", InvalidMsg: "Откройте ссылку из письма в точности как есть или попросите отправителя передать билет ещё раз.",
-		Refused: "Билет нельзя принять", Cancelled: "Передача отменена", Event: "Событие", Ticket: "Билет", Seat: "Место",
-		Accept: "Принять билет", Note: "Ссылка работает один раз."},
+		Accept: "Accept the ticket", Note: "The link works once."}
 }
 
 type transferPageData struct {
@@ -90,7 +93,7 @@ func (s *Server) acceptTransfer(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) pageData(r *http.Request) transferPageData {
 	l := pageLang(r)
-	return transferPageData{Lang: l, T: transferPageTexts[l]}
+	return transferPageData{Lang: l, T: pageTexts(l)}
 }
 
 // writeTransferPage answers the page, or err as a page with its status.
@@ -132,10 +135,12 @@ h1{font-size:1.4rem;margin-top:0}dl{display:grid;grid-template-columns:max-conte
 button{font:inherit;padding:.75rem 1.5rem;border:0;border-radius:8px;background:#15803d;color:#fff;cursor:pointer}
 .note{color:#52525b;font-size:.9rem}.bad{color:#b91c1c}.test{background:#fef08a;padding:.25rem .5rem;border-radius:4px;font-weight:600}`
 
-// render writes the page, every value escaped (html/template is not linked
-// here: only the deliver function carries the template packages).
+// render writes the page, every value escaped as html.EscapeString does
+// (neither html/template nor html is linked here: the template packages are
+// the deliver function's, and html's entity tables would weigh on every API
+// function's bootstrap).
 func (d transferPageData) render() string {
-	e := html.EscapeString
+	e := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="` + e(d.Lang) + `"><head><meta charset="utf-8">` +
 		`<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">` +
