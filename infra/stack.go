@@ -183,8 +183,11 @@ var Routes = map[string]string{
 	// Below /events, but the door's: a {param} route wins over a greedy one.
 	"ANY /events/{id}/check-in-stats": "checkins",
 	"ANY /events/{id}/admission-list": "checkins",
-	"ANY /dashboard":                  "dashboard",
-	"ANY /dashboard/{proxy+}":         "dashboard",
+	// Ticket transfers (docs/transfers.md): the orders function's.
+	"ANY /tickets/{proxy+}":   "orders",
+	"ANY /transfers/{proxy+}": "orders",
+	"ANY /dashboard":          "dashboard",
+	"ANY /dashboard/{proxy+}": "dashboard",
 }
 
 // NotificationRoutePath is where T-Bank posts payment notifications, below

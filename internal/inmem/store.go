@@ -70,6 +70,7 @@ type state struct {
 	scans      map[string]ticketing.ScanRecord // environment#org#client scan id -> uploaded scan
 	superseded map[string]ticketing.CheckIn    // environment#org#check-in id -> admission an earlier scan displaced
 	ticketKeys map[ticketing.Tenant]ticketcode.KeySet
+	transfers  map[string]ticketing.Transfer
 }
 
 // New returns an empty store.
@@ -81,6 +82,7 @@ func New() *Store {
 		promoUses: map[tierKey]int{}, orders: map[string]storedOrder{}, tickets: map[string]string{},
 		outbox: map[string]ticketing.OrderEvent{}, due: map[string]ticketing.Timer{},
 		door: map[string]ticketDoor{}, scans: map[string]ticketing.ScanRecord{}, superseded: map[string]ticketing.CheckIn{}, ticketKeys: map[ticketing.Tenant]ticketcode.KeySet{},
+		transfers: map[string]ticketing.Transfer{},
 	}
 	return &Store{Catalog: &Catalog{s}, Idempotency: &Idempotency{s}, Limits: &Limits{s}, Holds: &Holds{s},
 		Orders: &Orders{s}, Due: &Due{s}, Outbox: &Outbox{s}, Strays: &Strays{s}, Tickets: &Tickets{s}, TicketKeys: &TicketKeys{s}}

@@ -19,6 +19,9 @@ const (
 	StateValid    = "valid"
 	StateAdmitted = "admitted"
 	StateRefunded = "refunded"
+	// StateTransferred: given to someone else (docs/transfers.md); its
+	// code no longer admits.
+	StateTransferred = "transferred"
 )
 
 // AdmissionPage is one page of GET /v1/events/{id}/admission-list as the

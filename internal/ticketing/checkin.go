@@ -51,7 +51,10 @@ type TicketState struct {
 	Tickets      []string // an order-level number: the order's ticket numbers
 	CheckIn      *CheckIn // the ticket's admission, when it was admitted
 	RefundID     string   // the refund that locked it
-	Admitted     bool     // this write admitted it
+	TransferID   string   // its pending transfer
+	// TransferredTo is the number the ticket was re-issued as (transferred).
+	TransferredTo string
+	Admitted      bool // this write admitted it
 }
 
 // Scan is one scan at a door.
@@ -301,6 +304,8 @@ func (s *CheckIns) classify(sc Scan, t Tenant, st TicketState) *ScanResult {
 		res.Result, res.CheckIn = ResultAdmitted, st.CheckIn
 	case !sc.wants(st.EventID, st.OccurrenceID):
 		res.Result = ResultWrongEvent
+	case st.TransferredTo != "":
+		res.Result = ResultTransferred
 	case st.RefundID != "":
 		res.Result = ResultRefunded
 	case st.CheckIn != nil && sc.IdempotencyKey != "" && st.CheckIn.IdempotencyKey == sc.IdempotencyKey && st.CheckIn.KeyID == sc.KeyID:

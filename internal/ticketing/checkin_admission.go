@@ -84,6 +84,8 @@ func admissionEntry(st TicketState) ticketcode.AdmissionEntry {
 			SeatCode: optional(st.Seat.SeatID)}
 	}
 	switch {
+	case st.TransferredTo != "":
+		e.State = ticketcode.StateTransferred
 	case st.RefundID != "":
 		e.State = ticketcode.StateRefunded
 	case st.CheckIn != nil:

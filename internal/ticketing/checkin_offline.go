@@ -270,6 +270,8 @@ func (s *CheckIns) refuse(ctx context.Context, t Tenant, door Scan, st TicketSta
 		res.Result = ResultWrongEvent
 	case st.RefundID != "":
 		res.Result = ResultRefunded
+	case st.TransferredTo != "":
+		res.Result = ResultTransferred
 	case st.EventID == "":
 		res.Result = ResultInvalid // a ticket issued before the door kept its event
 	default:

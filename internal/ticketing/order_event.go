@@ -95,6 +95,9 @@ type OrderEvent struct {
 	Order       WebhookOrder `json:"order"`
 	// CheckIn is a ticket.checked_in event's admission (Order is then empty).
 	CheckIn *WebhookCheckIn `json:"check_in,omitempty"`
+	// Transfer is ticket.transferred's transfer (Order is then the new,
+	// transferred-in order).
+	Transfer *WebhookTransfer `json:"transfer,omitempty"`
 }
 
 // newEvent is the event of the change from o (as read, at o.Version) to the

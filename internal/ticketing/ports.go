@@ -249,9 +249,13 @@ type TicketStore interface {
 	UndoCheckIn(ctx context.Context, t Tenant, number, checkInID string) (*CheckIn, error)
 	// CheckIns reads the check-ins of the numbers (absent: not admitted).
 	CheckIns(ctx context.Context, env Environment, numbers []string) (map[string]CheckIn, error)
+	// DoorStates reads the door state of the numbers: check-in, refund
+	// lock, pending transfer, transferred (absent: no such ticket).
+	DoorStates(ctx context.Context, env Environment, numbers []string) (map[string]TicketState, error)
 	// LockForRefund marks every ticket of o as being refunded by refundID,
-	// all or none, unless one was admitted (ErrTicketAdmitted). Locking
-	// again for the same refund succeeds.
+	// all or none, unless one was admitted, has a transfer pending or was
+	// transferred (ErrTicketAdmitted). Locking again for the same refund
+	// succeeds.
 	LockForRefund(ctx context.Context, o *Order, refundID string) error
 	// UnlockRefund removes refundID's locks (the provider refused the refund).
 	UnlockRefund(ctx context.Context, o *Order, refundID string) error

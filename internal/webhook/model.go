@@ -26,12 +26,13 @@ const (
 	TypeWebhookTest    = "webhook.test"
 )
 
-// EventTypes are the order event types an endpoint may subscribe to.
+// EventTypes are the order event types an endpoint subscribes to when it
+// names none.
 var EventTypes = []string{ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded}
 
 // OptInEventTypes are delivered only to endpoints that name them in
-// enabled_events: not in the default set, nor in "*".
-var OptInEventTypes = []string{ticketing.EventTicketCheckedIn}
+// enabled_events: not in the default set, nor in "*" (docs/webhooks.md).
+var OptInEventTypes = []string{ticketing.EventTicketCheckedIn, ticketing.EventTicketTransferred}
 
 // EndpointStatus is active or disabled (contract section 3).
 type EndpointStatus string

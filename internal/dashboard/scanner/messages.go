@@ -40,6 +40,7 @@ var messages = map[string]message{
 	"js.refunded":     {"Билет возвращён", "Refunded"},
 	"js.cancelled":    {"Событие отменено", "Cancelled"},
 	"js.wrong_event":  {"Другое событие", "Wrong event"},
+	"js.transferred":  {"Билет передан другому", "Transferred to someone else"},
 	"js.invalid":      {"Недействителен", "Invalid"},
 	"js.error":        {"Ошибка: попробуйте ещё раз", "Error: try again"},
 	"js.seat":         {"Место", "Seat"},

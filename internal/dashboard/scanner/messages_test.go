@@ -47,7 +47,7 @@ func TestMessages_EveryKeyUsedExists(t *testing.T) {
 			t.Errorf("message %q is missing or untranslated", k)
 		}
 	}
-	for _, r := range []string{"admitted", "already", "refunded", "cancelled", "wrong_event", "invalid"} {
+	for _, r := range []string{"admitted", "already", "refunded", "cancelled", "wrong_event", "invalid", "transferred"} {
 		if !used["js."+r] {
 			t.Errorf("the script shows no answer for %s", r)
 		}

@@ -130,7 +130,7 @@
 
   // --- answers -----------------------------------------------------------------
   const VERDICT = { admitted: 'admitted', already_admitted: 'already', duplicate: 'already', refunded: 'refunded',
-    cancelled: 'cancelled', wrong_event: 'wrong_event', invalid: 'invalid' };
+    cancelled: 'cancelled', wrong_event: 'wrong_event', invalid: 'invalid', transferred: 'transferred' };
   const clock = (at) => new Date(at).toLocaleTimeString(document.documentElement.lang, { hour12: false });
   function seatText(seat) {
     if (!seat) return '';
@@ -230,6 +230,7 @@
         if (e && !claims && eventID() && (e.event_id !== eventID() || (occurrenceID() && e.occurrence_id !== occurrenceID()))) a.result = 'wrong_event';
         else if (e && e.check_in) a.result = 'already_admitted';
         else if (e && e.state === 'refunded') a.result = 'refunded';
+        else if (e && e.state === 'transferred') a.result = 'transferred';
         else if (e && e.state !== 'valid') a.result = 'invalid';
         else {
           a.result = 'admitted';
