@@ -251,18 +251,8 @@ func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *s
 	if err := s.doorRefusal(ctx, o); err != nil {
 		return nil, err
 	}
-	if o.Type != OrderTypeTicket {
-		return nil, Errorf(CodeUnsupported, "only ticket orders can be refunded through the API")
-	}
-	if from := o.TransferredFrom; from != nil {
-		return nil, Errorf(CodeUnsupported, "order %s holds ticket %s transferred from order %s: its payment is transferred-in and carries no money to refund (the money stays with order %s)",
-			o.ID, o.Tickets[0].Number, from.OrderID, from.OrderID)
-	}
-	if o.TotalPrice == 0 {
-		return nil, Errorf(CodeUnsupported, "a free order cannot be refunded")
-	}
-	if o.Payment == nil || o.Payment.Provider != "sbp" {
-		return nil, Errorf(CodeUnsupported, "only orders paid by SBP can be refunded through the API")
+	if err := refundUnsupported(o); err != nil {
+		return nil, err
 	}
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
@@ -303,6 +293,25 @@ func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *s
 		s.schedule(ctx, t.Kind, o.ID, t.Due)
 	}
 	return r, nil
+}
+
+// refundUnsupported is the 422 of an order the API cannot refund: not a
+// ticket order, transferred in, free, or not paid by SBP.
+func refundUnsupported(o *Order) error {
+	if o.Type != OrderTypeTicket {
+		return Errorf(CodeUnsupported, "only ticket orders can be refunded through the API")
+	}
+	if from := o.TransferredFrom; from != nil {
+		return Errorf(CodeUnsupported, "order %s holds ticket %s transferred from order %s: its payment is transferred-in and carries no money to refund (the money stays with order %s)",
+			o.ID, o.Tickets[0].Number, from.OrderID, from.OrderID)
+	}
+	if o.TotalPrice == 0 {
+		return Errorf(CodeUnsupported, "a free order cannot be refunded")
+	}
+	if o.Payment == nil || o.Payment.Provider != "sbp" {
+		return Errorf(CodeUnsupported, "only orders paid by SBP can be refunded through the API")
+	}
+	return nil
 }
 
 // lockTickets locks the order's tickets for its refund, in one
