@@ -1,19 +1,19 @@
 package api
 
 import (
-	"bytes"
 	"cmp"
-	"html/template"
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 
 	"tix/internal/ticketing"
 )
 
-// errorDocsPage is /v1/docs/errors: one section per code, its id the code
-// (the fragment of every error's doc_url).
-var errorDocsPage = template.Must(template.New("errors").Parse(`<!DOCTYPE html>
+// errorDocsHead and errorDocsTail frame /v1/docs/errors: one section per
+// code, its id the code (the fragment of every error's doc_url).
+const errorDocsHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -25,35 +25,34 @@ var errorDocsPage = template.Must(template.New("errors").Parse(`<!DOCTYPE html>
 <main>
 <h1>Tix API errors</h1>
 <p>Every error is <code>{"error": {"code", "message", "param"?, "doc_url"}}</code>. Branch on <code>code</code>, never on <code>message</code>. The set of codes may grow.</p>
-{{range .}}<section id="{{.Code}}">
-<h2><code>{{.Code}}</code> ({{.Status}})</h2>
-<p>{{.Text}}</p>
-</section>
-{{end}}</main>
+`
+
+const errorDocsTail = `</main>
 </body>
 </html>
-`))
+`
 
-type errorDoc struct {
-	Code   ticketing.Code
-	Status int
-	Text   string
+// renderErrorDocs writes the page by hand (no templates in the API: see
+// escapeHTML), the codes by status then code.
+func renderErrorDocs() string {
+	codes := slices.Sorted(maps.Keys(errorDocs))
+	slices.SortStableFunc(codes, func(a, b ticketing.Code) int { return cmp.Compare(statusOf[a], statusOf[b]) })
+	var b strings.Builder
+	b.WriteString(errorDocsHead)
+	for _, code := range codes {
+		c := escapeHTML(string(code))
+		b.WriteString(`<section id="` + c + `">` + "\n<h2><code>" + c + "</code> (" + strconv.Itoa(statusOf[code]) + ")</h2>\n<p>" +
+			escapeHTML(errorDocs[code]) + "</p>\n</section>\n")
+	}
+	b.WriteString(errorDocsTail)
+	return b.String()
 }
 
-// writeErrorDocs renders errorDocs, by status then code.
+// writeErrorDocs answers GET /v1/docs/errors.
 func writeErrorDocs(w http.ResponseWriter) error {
-	var docs []errorDoc
-	for _, code := range slices.Sorted(maps.Keys(errorDocs)) {
-		docs = append(docs, errorDoc{Code: code, Status: statusOf[code], Text: errorDocs[code]})
-	}
-	slices.SortStableFunc(docs, func(a, b errorDoc) int { return cmp.Compare(a.Status, b.Status) })
-	var buf bytes.Buffer
-	if err := errorDocsPage.Execute(&buf, docs); err != nil {
-		return err
-	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write([]byte(renderErrorDocs()))
 	return err
 }

@@ -108,7 +108,7 @@ func (s *Server) listOrderEvents(w http.ResponseWriter, r *http.Request) error {
 	if eq.Limit, err = q.limit(); err != nil {
 		return err
 	}
-	if eq.Type, err = q.enum("type", "", ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded); err != nil {
+	if eq.Type, err = q.enum("type", "", append([]string{ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded}, webhook.OptInEventTypes...)...); err != nil {
 		return err
 	}
 	after, err := q.time("created_after")
