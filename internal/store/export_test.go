@@ -49,3 +49,11 @@ func (s *Store) PutDeliveryItem(ctx context.Context, d *webhook.Delivery, legacy
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
 	return err
 }
+
+// ForgetShardLevels drops the stock and promo shard levels the process read
+// last, as a process that never read them.
+func (s *Store) ForgetShardLevels() {
+	s.shardHints.mu.Lock()
+	defer s.shardHints.mu.Unlock()
+	s.shardHints.levels = nil
+}

@@ -43,6 +43,9 @@ func (s *Orders) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev 
 	if err := s.planShards(o, ev); err != nil {
 		return err
 	}
+	if err := s.planPromo(o, ev); err != nil {
+		return err
+	}
 	build := func() (*orderTxn, error) { return s.createOrderTxn(o, ev, idem, now) }
 	err := s.takeStock(ctx, "CreateOrder", o, ev, build, func(tx *orderTxn, err error, i int) error {
 		switch i {
@@ -101,13 +104,8 @@ func (s *Orders) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *t
 	if err := s.addStockItems(tx, o, ev, now, false); err != nil {
 		return nil, err
 	}
-	if o.Promo != nil && o.Promo.Limited {
-		p, ok := ev.Promo(o.Promo.Code)
-		if !ok {
-			return nil, ticketing.ErrPromoExhausted
-		}
-		tx.promoAt = len(tx.items)
-		tx.items = append(tx.items, types.TransactWriteItem{Update: s.promoTake(o, p)})
+	if err := s.addPromoItem(tx, o, ev); err != nil {
+		return nil, err
 	}
 	if o.ClientCap != nil {
 		tx.capAt = len(tx.items)
@@ -134,6 +132,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 		}
 		err = s.transactOnce(ctx, op, tx.items)
 		if err == nil {
+			s.tookPromo(o, tx)
 			return nil
 		}
 		failed, ok := failedItems(err)
@@ -162,6 +161,13 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			switch {
 			case !isStock:
 				return other(tx, err, i)
+			case ref.line == promoLine && attempt > shardAttempts:
+				return ticketing.ErrPromoExhausted
+			case ref.line == promoLine:
+				if err := s.replanPromo(ctx, o, ev, ref.shard); err != nil {
+					return err
+				}
+				continue
 			case ref.shard < 0:
 				return &ticketing.StockError{Index: ref.line, Seat: true, KeyFree: true}
 			case attempt > shardAttempts:
@@ -183,6 +189,14 @@ func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.E
 	stuck := false
 	for _, i := range conflicted(err) {
 		if i >= len(tx.items) {
+			continue
+		}
+		if ref, isStock := tx.stock[i]; isStock && ref.line == promoLine {
+			moved, err := s.promoHeld(ctx, o, ev, ref.shard)
+			if err != nil {
+				return false, err
+			}
+			stuck = stuck || !moved
 			continue
 		}
 		if ref, isStock := tx.stock[i]; isStock {

@@ -89,8 +89,11 @@ type SalesCatalog interface {
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
 	// StockOf is GetStock of an event at hand (cheaper: it knows the tiers' shards).
 	StockOf(ctx context.Context, e *Event, env Environment, occurrenceID string) (*Stock, error)
-	// PromoUses is how many orders hold a promo code of the event in env.
-	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
+	// PromoUses is how many orders hold promo code p of event e in env, over
+	// the shards of its counter (PromoShardCaps). A store may answer for a
+	// code of several shards from levels it read within the last 2 s: the
+	// order's transaction never lets the code pass its limit.
+	PromoUses(ctx context.Context, e *Event, env Environment, p *Promo) (int, error)
 }
 
 // IdempotencyStore keeps the Idempotency-Key records of orders (a hold's
