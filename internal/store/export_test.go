@@ -50,14 +50,6 @@ func (s *Store) PutDeliveryItem(ctx context.Context, d *webhook.Delivery, legacy
 	return err
 }
 
-// ForgetShardLevels drops the stock and promo shard levels the process read
-// last, as a process that never read them.
-func (s *Store) ForgetShardLevels() {
-	s.shardHints.mu.Lock()
-	defer s.shardHints.mu.Unlock()
-	s.shardHints.levels = nil
-}
-
 // TicketEventShard is the ticket event index shard of a ticket number.
 func TicketEventShard(number string) int { return int(shardOf(number, ticketEventShards)) }
 

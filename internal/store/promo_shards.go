@@ -207,23 +207,16 @@ func (s *core) readPromoShards(ctx context.Context, eventID string, env ticketin
 }
 
 // PromoUses reads how many orders hold promo code p of e in env: a code of
-// one shard from its counter (strongly consistent), one of several from
-// the levels this process read within shardHintTTL, else from a read of
-// its shards. The order's transaction, not this count, keeps the code
-// within its limit.
+// one shard from its counter (strongly consistent); one of several from
+// the levels this process read within shardHintTTL (after a refusal), else
+// as unused, without reading its shards (at an on-sale's rate that read
+// would cost each order dozens of read units): the order's transaction,
+// not this count, keeps the code within its limit, and refuses it when
+// used up with the same answer.
 func (s *Catalog) PromoUses(ctx context.Context, e *ticketing.Event, env ticketing.Environment, p *ticketing.Promo) (int, error) {
 	if n := len(ticketing.PromoShardCaps(e, p.MaxUses)); n > 1 {
-		key := promoHintKey(e.ID, env, p.Code)
-		used := s.shardHints.get(key)
-		if used == nil {
-			var err error
-			if used, err = s.readPromoShards(ctx, e.ID, env, p.Code, n); err != nil {
-				return 0, err
-			}
-			s.shardHints.put(key, used)
-		}
 		sum := 0
-		for _, u := range used {
+		for _, u := range s.shardHints.get(promoHintKey(e.ID, env, p.Code)) {
 			sum += u
 		}
 		return sum, nil
