@@ -252,7 +252,7 @@ func (s *Orders) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 		items = append(items, s.lineGiveBack(o, l)...)
 	}
 	if o.Promo != nil && o.Promo.Limited {
-		items = append(items, s.promoMove(o, -1))
+		items = append(items, promosOf(s.core).promoMove(o, -1))
 	}
 	out, err := outboxPut(s.core, ev)
 	if err != nil {

@@ -55,7 +55,7 @@ func (s *Orders) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticke
 	if o.Promo != nil && o.Promo.Limited {
 		// The buyer paid the discounted price: the use counts again on the
 		// shard it was given back to, limit or not.
-		tx.items = append(tx.items, s.promoMove(o, 1))
+		tx.items = append(tx.items, promosOf(s.core).promoMove(o, 1))
 	}
 	tx.ticketsAt = len(tx.items)
 	tx.items = append(tx.items, s.ticketPuts(o)...)

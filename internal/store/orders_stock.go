@@ -43,7 +43,7 @@ func (s *Orders) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev 
 	if err := s.planShards(o, ev); err != nil {
 		return err
 	}
-	if err := s.planPromo(o, ev); err != nil {
+	if err := promosOf(s.core).planPromo(o, ev); err != nil {
 		return err
 	}
 	build := func() (*orderTxn, error) { return s.createOrderTxn(o, ev, idem, now) }
@@ -104,7 +104,7 @@ func (s *Orders) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *t
 	if err := s.addStockItems(tx, o, ev, now, false); err != nil {
 		return nil, err
 	}
-	if err := s.addPromoItem(tx, o, ev); err != nil {
+	if err := promosOf(s.core).addPromoItem(tx, o, ev); err != nil {
 		return nil, err
 	}
 	if o.ClientCap != nil {
@@ -132,7 +132,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 		}
 		err = s.transactOnce(ctx, op, tx.items)
 		if err == nil {
-			s.tookPromo(o, tx)
+			promosOf(s.core).tookPromo(o, tx)
 			return nil
 		}
 		failed, ok := failedItems(err)
@@ -164,7 +164,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			case ref.line == promoLine && attempt > shardAttempts:
 				return ticketing.ErrPromoExhausted
 			case ref.line == promoLine:
-				if err := s.replanPromo(ctx, o, ev, ref.shard); err != nil {
+				if err := promosOf(s.core).replanPromo(ctx, o, ev, ref.shard); err != nil {
 					return err
 				}
 				continue
@@ -192,7 +192,7 @@ func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.E
 			continue
 		}
 		if ref, isStock := tx.stock[i]; isStock && ref.line == promoLine {
-			moved, err := s.promoHeld(ctx, o, ev, ref.shard)
+			moved, err := promosOf(s).promoHeld(ctx, o, ev, ref.shard)
 			if err != nil {
 				return false, err
 			}

@@ -20,6 +20,11 @@ func promoKey(eventID string, env ticketing.Environment, code string, shard int)
 	return keyOf(stockShardPK(eventID, string(env), shard), promoSK(code))
 }
 
+// promoShards keeps the shards of limited codes' counters for the order
+// transactions (a type of its own, so that the store types embedding core
+// do not all grow by its methods).
+type promoShards struct{ *core }
+
 // promoLine marks the promo use among an order transaction's stock items.
 const promoLine = -1
 
@@ -42,7 +47,7 @@ func promoCaps(o *ticketing.Order, ev *ticketing.Event) []int {
 // levels it read within shardHintTTL show every shard used up, the code is
 // used up without a transaction, as PromoUses says (a use given back in
 // another process is seen within shardHintTTL, in this one at once).
-func (s *Orders) planPromo(o *ticketing.Order, ev *ticketing.Event) error {
+func (s promoShards) planPromo(o *ticketing.Order, ev *ticketing.Event) error {
 	if o.Promo == nil || !o.Promo.Limited {
 		return nil
 	}
@@ -60,7 +65,7 @@ func (s *Orders) planPromo(o *ticketing.Order, ev *ticketing.Event) error {
 
 // promoTake counts one use on the order's shard of its code, under the
 // shard's part of max_uses.
-func (s *Orders) promoTake(o *ticketing.Order, shardCap int) *types.Update {
+func (s promoShards) promoTake(o *ticketing.Order, shardCap int) *types.Update {
 	e := newExprs()
 	return &types.Update{
 		TableName: aws.String(s.table), Key: promoKey(o.EventID, o.Environment, o.Promo.Code, o.Promo.Shard),
@@ -74,7 +79,7 @@ func (s *Orders) promoTake(o *ticketing.Order, shardCap int) *types.Update {
 // limit: -1 gives a cancelled order's use back, +1 counts a reinstated
 // order's use again (the buyer paid the discounted price). The process
 // forgets the code's shard levels.
-func (s *Orders) promoMove(o *ticketing.Order, delta int64) types.TransactWriteItem {
+func (s promoShards) promoMove(o *ticketing.Order, delta int64) types.TransactWriteItem {
 	s.shardHints.forget(promoHintKey(o.EventID, o.Environment, o.Promo.Code))
 	e := newExprs()
 	return types.TransactWriteItem{Update: &types.Update{
@@ -86,7 +91,7 @@ func (s *Orders) promoMove(o *ticketing.Order, delta int64) types.TransactWriteI
 
 // addPromoItem adds the order's use of its limited code to tx, as a stock
 // item of its shard.
-func (s *Orders) addPromoItem(tx *orderTxn, o *ticketing.Order, ev *ticketing.Event) error {
+func (s promoShards) addPromoItem(tx *orderTxn, o *ticketing.Order, ev *ticketing.Event) error {
 	if o.Promo == nil || !o.Promo.Limited {
 		return nil
 	}
@@ -104,7 +109,7 @@ func (s *Orders) addPromoItem(tx *orderTxn, o *ticketing.Order, ev *ticketing.Ev
 // refused it, on the process's fresh levels of the code (the refused shard
 // counted as used up), else on a read of its shards; ErrPromoExhausted
 // when none has room. A code of one shard is used up at once.
-func (s *Orders) replanPromo(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, refused int) error {
+func (s promoShards) replanPromo(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, refused int) error {
 	caps := promoCaps(o, ev)
 	if len(caps) < 2 {
 		return ticketing.ErrPromoExhausted
@@ -143,7 +148,7 @@ func movePromo(hints *shardHints, o *ticketing.Order, ev *ticketing.Event, busy 
 
 // tookPromo counts a committed use in the process's fresh levels of the
 // code, so that its next PromoUses sees it.
-func (s *Orders) tookPromo(o *ticketing.Order, tx *orderTxn) {
+func (s promoShards) tookPromo(o *ticketing.Order, tx *orderTxn) {
 	if tx.promoAt >= 0 {
 		s.shardHints.add(promoHintKey(o.EventID, o.Environment, o.Promo.Code), o.Promo.Shard, 1)
 	}
@@ -157,7 +162,7 @@ func (s *Orders) tookPromo(o *ticketing.Order, tx *orderTxn) {
 // code's last uses are on busy, which another order's transaction is
 // taking: the code is used up for this order (should that transaction
 // fail, the use stays for the next order; it is never lost).
-func (s *core) promoHeld(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, busy int) (bool, error) {
+func (s promoShards) promoHeld(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, busy int) (bool, error) {
 	caps := promoCaps(o, ev)
 	if len(caps) < 2 {
 		return false, nil
@@ -184,7 +189,7 @@ func (s *core) promoHeld(ctx context.Context, o *ticketing.Order, ev *ticketing.
 }
 
 // readPromoShards reads the uses of a code's n shards (strongly consistent).
-func (s *core) readPromoShards(ctx context.Context, eventID string, env ticketing.Environment, code string, n int) ([]int, error) {
+func (s promoShards) readPromoShards(ctx context.Context, eventID string, env ticketing.Environment, code string, n int) ([]int, error) {
 	keys := make([]map[string]types.AttributeValue, n)
 	shardOf := make(map[string]int, n)
 	for i := range keys {
@@ -235,3 +240,5 @@ func (s *Catalog) PromoUses(ctx context.Context, e *ticketing.Event, env ticketi
 	}
 	return it.Used, nil
 }
+
+func promosOf(c *core) promoShards { return promoShards{c} }
