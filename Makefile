@@ -83,7 +83,7 @@ onsale-model: setup ## on-sale of one event on DynamoDB Local, metered by partit
 	go run ./scripts/onsale -orders $${ORDERS:-1000} -reads $${READS:-600} -holds $${HOLDS:-100} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
 	scripts/stack.sh stop; exit $$rc
 
-init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20) and its arm64 bootstrap size; fails when a function but deliver is over 10 MB
+init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20) and its arm64 bootstrap size; fails when a function but deliver is over 11 MB
 	@TIX_STACK_SESSION=init-time scripts/stack.sh start --memory; \
 	go run ./scripts/lambdainit -n $${N:-20}; rc=$$?; \
 	TIX_STACK_SESSION=init-time scripts/stack.sh stop; exit $$rc

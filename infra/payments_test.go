@@ -171,6 +171,8 @@ func TestGatewaySendsEveryRouteToItsGroup(t *testing.T) {
 		{"GET", "/orders", "ANY /orders"},
 		{"GET", "/docs", "$default"},
 		{"GET", "/events/evt_1/check-in-stats", "ANY /events/{id}/check-in-stats"},
+		{"GET", "/events/evt_1/admission-list", "ANY /events/{id}/admission-list"},
+		{"POST", "/check-ins/batch", "ANY /check-ins/{proxy+}"},
 		{"GET", "/events/evt_1/tiers", "ANY /events/{proxy+}"},
 	} {
 		if got := gatewayRoute(c.method, c.path); got != c.want {

@@ -121,8 +121,9 @@ var Functions = []Function{
 	{Name: "orders", Memory: 256, Timeout: 20 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}, Acquirer: true},
 	{Name: "webhooks", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.TimersQueue, queue.DeliveriesQueue}},
 	// The door: a check-in is one conditional write, its code verified in
-	// memory; 256 MB, 10 s. It sends no message.
-	{Name: "checkins", Memory: 256, Timeout: 10 * time.Second},
+	// memory; 256 MB, 10 s. When an endpoint subscribes to ticket.checked_in
+	// it writes the event and queues its fan-out.
+	{Name: "checkins", Memory: 256, Timeout: 10 * time.Second, Sends: []string{queue.DeliveriesQueue}},
 	// The organizer dashboard's pages: small, but a sign-in hashes a
 	// password with argon2id (19 MiB, about 30 ms at 256 MB), and the Test
 	// and Verify buttons POST to the receiver within TIX_WEBHOOK_TIMEOUT
@@ -181,8 +182,12 @@ var Routes = map[string]string{
 	"ANY /check-ins/{proxy+}":          "checkins",
 	// Below /events, but the door's: a {param} route wins over a greedy one.
 	"ANY /events/{id}/check-in-stats": "checkins",
-	"ANY /dashboard":                  "dashboard",
-	"ANY /dashboard/{proxy+}":         "dashboard",
+	"ANY /events/{id}/admission-list": "checkins",
+	// Ticket transfers (docs/transfers.md): the orders function's.
+	"ANY /tickets/{proxy+}":   "orders",
+	"ANY /transfers/{proxy+}": "orders",
+	"ANY /dashboard":          "dashboard",
+	"ANY /dashboard/{proxy+}": "dashboard",
 }
 
 // NotificationRoutePath is where T-Bank posts payment notifications, below

@@ -9,12 +9,14 @@ import (
 )
 
 // The Lambda entry point, fed the API Gateway v2 events of events/ (DynamoDB Local behind),
-// over the fixture orders the events act on (pending, paid, refunding) and an
+// over the fixture orders the events act on (pending, paid, refunding), the
+// fixture transfers (pending, to accept, to cancel, a ticket to offer) and an
 // on-sale event: a sold-out tier (409 after reading its shards) and a late
 // payment reinstated on the last two places, one in each shard.
 func TestHandler_SampleAPIGatewayEvents(t *testing.T) {
-	env := lambdaenv.New(t)
+	env := lambdaenv.NewWithSettings(t, nil, map[string]string{"TIX_PUBLIC_URL": lambdaenv.PublicURL}) // transfers' accept links
 	env.AddOrders(t)
+	env.AddTransfers(t)
 	env.AddOnSale(t)
 	env.EnableEmail() // as deployed with a sender: secret keys' client IPs are recorded
 	env.Record()

@@ -25,8 +25,9 @@ type pingJSON struct {
 	APIVersion        string   `json:"api_version"`
 }
 
-// WebhookEventTypes are the order event types an endpoint can subscribe to.
-var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded"}
+// WebhookEventTypes are the event types an endpoint can subscribe to: the
+// default order events and the opt-in ticket events (docs/webhooks.md).
+var WebhookEventTypes = []string{"order.paid", "order.cancelled", "order.refunded", "ticket.checked_in", "ticket.transferred"}
 
 func (s *Server) ping(w http.ResponseWriter, r *http.Request) error {
 	k := callerOf(r.Context()).key

@@ -28,11 +28,14 @@ func (s *Server) EnableDoor(keys TicketKeys, in CheckIns) {
 	s.TicketKeys, s.CheckIns = keys, in
 	s.doorRoutes = []*route{
 		{method: "GET", pattern: "/ticket-keys", group: GroupCheckins, handle: s.ticketKeys},
+		{method: "POST", pattern: "/check-ins/batch", group: GroupCheckins, scope: auth.ScopeCheckinsWrite, skOnly: true, bucket: bucketWrite, handle: s.checkInBatch},
 		{method: "POST", pattern: "/check-ins", group: GroupCheckins, scope: auth.ScopeCheckinsWrite, skOnly: true, bucket: bucketWrite, handle: s.checkIn},
 		{method: "DELETE", pattern: "/check-ins/{id}", group: GroupCheckins, scope: auth.ScopeCheckinsUndo, skOnly: true, bucket: bucketWrite, handle: s.undoCheckIn},
 		// Below /events, but the checkins function's (a route of its own at the gateway).
 		{method: "GET", pattern: "/events/{id}/check-in-stats", group: GroupCheckins, scope: auth.ScopeCheckinsWrite, skOnly: true,
 			query: []string{"occurrence_id"}, handle: s.checkInStats},
+		{method: "GET", pattern: "/events/{id}/admission-list", group: GroupCheckins, scope: auth.ScopeCheckinsWrite, skOnly: true,
+			query: []string{"occurrence_id", "limit", "cursor"}, handle: s.admissionList},
 	}
 }
 
@@ -41,6 +44,8 @@ type CheckIns interface {
 	Scan(ctx context.Context, t ticketing.Tenant, sc ticketing.Scan) (*ticketing.ScanResult, error)
 	Undo(ctx context.Context, t ticketing.Tenant, id string) (*ticketing.CheckIn, error)
 	Stats(ctx context.Context, t ticketing.Tenant, eventID, occurrenceID string, keyEvents []string) (*ticketing.CheckInStats, error)
+	AdmissionList(ctx context.Context, t ticketing.Tenant, q ticketing.AdmissionQuery) (*ticketcode.AdmissionPage, error)
+	Batch(ctx context.Context, t ticketing.Tenant, b ticketing.ScanBatch) ([]ticketing.ScanResult, error)
 }
 
 func (s *Server) ticketKeys(w http.ResponseWriter, r *http.Request) error {

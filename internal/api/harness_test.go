@@ -23,6 +23,7 @@ import (
 	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
+	"tix/internal/ticketing/ticketingtest"
 	"tix/internal/webhook"
 )
 
@@ -39,6 +40,7 @@ type harness struct {
 	timers  *recordedTimers
 	pay     *payment.Test
 	payDown *atomic.Bool // the test provider fails while true
+	offers  *ticketingtest.Offers
 }
 
 // recordedTimers keeps what the sales path schedules; tests run them through
@@ -107,8 +109,13 @@ func newHarness(t *testing.T) *harness {
 	}
 	srv.EnableDoor(ticketKeys, &ticketing.CheckIns{Store: st.Tickets(), Keys: ticketKeys, Catalog: st.Catalog, Clock: clk})
 	sales.Orders.Door = st.Tickets()
+	offers := &ticketingtest.Offers{}
+	srv.EnableTransfers(&ticketing.Transfers{Store: st.Transfers(), Door: st.Tickets(), Orders: sales.Orders, Offers: offers,
+		AcceptURL: func(id, token string) string {
+			return "http://127.0.0.1:8080/v1/transfers/" + id + "/accept?token=" + token
+		}})
 	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t),
-		sales: sales, timers: timers, pay: pay, payDown: payDown}
+		sales: sales, timers: timers, pay: pay, payDown: payDown, offers: offers}
 }
 
 func (h *harness) organizer(id string) {
@@ -196,9 +203,10 @@ func (h *harness) do(method, target string, body string, opts ...reqOpt) respons
 	res := rec.Result()
 	b, _ := io.ReadAll(res.Body)
 	h.oas.CheckResponse(h.t, req, res, b)
-	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK                     // HTML and its script
-	isBankOK := strings.HasPrefix(target, "/v1/payment-notifications/") && res.StatusCode == http.StatusOK // "OK", for the bank
-	if res.Header.Get("Content-Type") != "application/json" && res.StatusCode != http.StatusNoContent && !isDocs && !isBankOK {
+	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK                            // HTML and its script
+	isBankOK := strings.HasPrefix(target, "/v1/payment-notifications/") && res.StatusCode == http.StatusOK        // "OK", for the bank
+	isPage := strings.Contains(target, "/accept") && res.Header.Get("Content-Type") == "text/html; charset=utf-8" // a transfer's page
+	if res.Header.Get("Content-Type") != "application/json" && res.StatusCode != http.StatusNoContent && !isDocs && !isBankOK && !isPage {
 		h.t.Errorf("%s %s: Content-Type %q, want application/json", method, target, res.Header.Get("Content-Type"))
 	}
 	if !strings.HasSuffix(strings.SplitN(target, "?", 2)[0], "/health") && res.Header.Get("Tix-Request-Id") == "" {

@@ -152,6 +152,8 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/check-ins":                  {"post"},
 		"/check-ins/{id}":             {"delete"},
 		"/events/{id}/check-in-stats": {"get"},
+		"/events/{id}/admission-list": {"get"},
+		"/check-ins/batch":            {"post"},
 		// Additions: the integrator kit (docs/guide.md).
 		"/orders/{id}/cancel":                      {"post"},
 		"/seat-holds/extend":                       {"post"},
@@ -159,6 +161,10 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/test-helpers/orders/{id}/late-payment":   {"post"},
 		"/test-helpers/orders/{id}/refund-outcome": {"post"},
 		"/test-helpers/seat-holds/expire":          {"post"},
+		// Additions: ticket transfers (docs/transfers.md).
+		"/tickets/{ticket_number}/transfers": {"post"},
+		"/transfers/{id}":                    {"get", "delete"},
+		"/transfers/{id}/accept":             {"get", "post"},
 	}
 	for path, methods := range operations {
 		item, ok := paths[path].(map[string]any)
@@ -229,7 +235,8 @@ func TestOpenAPIDocument_AuthenticatedOperationsShareErrorsAndHeaders(t *testing
 			}
 			name := strings.ToUpper(method) + " " + path
 			responses := op.(map[string]any)["responses"].(map[string]any)
-			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" || path == "/secret-scanning/github" {
+			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" || path == "/secret-scanning/github" ||
+				path == "/transfers/{id}/accept" {
 				// Public: no key, so no key errors and no rate-limit budget.
 				if sec, ok := op.(map[string]any)["security"].([]any); !ok || len(sec) != 0 {
 					t.Errorf("%s must declare security: []", name)

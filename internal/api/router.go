@@ -147,6 +147,10 @@ type Server struct {
 	TicketKeys TicketKeys
 	CheckIns   CheckIns
 	doorRoutes []*route
+	// Transfers moves tickets between holders; EnableTransfers sets it and
+	// serves its routes (docs/transfers.md).
+	Transfers      Transfers
+	transferRoutes []*route
 
 	keys  keyCache
 	spent spentCounters
@@ -233,7 +237,7 @@ func (s *Server) routes() []*route {
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
 		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
 		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},
-	}, s.doorRoutes...)
+	}, slices.Concat(s.doorRoutes, s.transferRoutes)...)
 }
 
 // RouteKeys lists the routes of the given groups (all of them when none is

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"tix/internal/auth"
+	"tix/internal/ticketcode"
 	"tix/internal/ticketing"
 )
 
@@ -354,13 +355,9 @@ func isEmptyBody(err error) bool {
 	return errors.As(err, &e) && strings.HasPrefix(e.Message, "request body is empty")
 }
 
-type ticketSeatJSON struct {
-	Label    string  `json:"label"`
-	ZoneName string  `json:"zone_name"`
-	Row      *string `json:"row"`
-	Number   *int    `json:"number"`
-	SeatCode *string `json:"seat_code"`
-}
+// ticketSeatJSON is a ticket's seat on the wire (one shape with the
+// admission list's).
+type ticketSeatJSON = ticketcode.Seat
 
 // renderTicketSeat is a ticket's seat on the wire (nil: general admission).
 func renderTicketSeat(st *ticketing.SeatRef) *ticketSeatJSON {

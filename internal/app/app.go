@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"time"
 
@@ -48,6 +49,8 @@ type App struct {
 	// TicketKeys signs the tickets' codes; CheckIns admits them at the door (docs/door.md).
 	TicketKeys *ticketing.TicketKeys
 	CheckIns   *ticketing.CheckIns
+	// Transfers moves tickets between holders (docs/transfers.md).
+	Transfers *ticketing.Transfers
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -139,9 +142,28 @@ func EnableDoor(a *App) {
 	c := a.Sales.Deps.Clock
 	a.TicketKeys = &ticketing.TicketKeys{Store: a.Store.TicketKeys(), Box: a.Webhooks.Box, Clock: c, Overlap: a.Config.TicketKeyOverlap}
 	a.CheckIns = &ticketing.CheckIns{Store: a.Store.Tickets(), Keys: a.TicketKeys, Catalog: a.Store.Catalog, Clock: c}
+	a.CheckIns.Webhooks = a.Webhooks // ticket.checked_in for the endpoints that subscribe to it
 	a.Server.EnableDoor(a.TicketKeys, a.CheckIns)
 	if a.Email != nil {
 		a.Email.Codes = a.TicketKeys
+	}
+	a.Transfers = &ticketing.Transfers{Store: a.Store.Transfers(), Door: a.Store.Tickets(), Orders: a.Sales.Orders,
+		AcceptURL: TransferAcceptURL(a.Config.Payments.PublicURL)}
+	if a.Email != nil {
+		a.Transfers.Offers = a.Email
+	}
+	a.Server.EnableTransfers(a.Transfers)
+}
+
+// TransferAcceptURL is the link a transfer's recipient accepts it from:
+// <TIX_PUBLIC_URL>/v1/transfers/<id>/accept?token=<secret> (nil without a
+// public URL: transfers are then refused, the link would lead nowhere).
+func TransferAcceptURL(publicURL string) func(id, token string) string {
+	if publicURL == "" {
+		return nil
+	}
+	return func(id, token string) string {
+		return publicURL + "/v1/transfers/" + url.PathEscape(id) + "/accept?token=" + url.QueryEscape(token)
 	}
 }
 

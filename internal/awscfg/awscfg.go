@@ -6,7 +6,7 @@
 //
 // The Lambda build leaves the default chain out on purpose: it links STS, SSO
 // and the shared-config parser, about a megabyte a function that Lambda never
-// uses, and the bootstraps must stay under 10 MB.
+// uses, and the bootstraps must stay under 11 MB.
 package awscfg
 
 import (

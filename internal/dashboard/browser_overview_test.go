@@ -11,6 +11,7 @@ import (
 
 	"tix/internal/testenv"
 	"tix/internal/testenv/browser"
+	"tix/internal/ticketing"
 )
 
 // In a real Chromium: upload a catalog file with a problem and see it
@@ -47,7 +48,7 @@ func TestBrowser_EventsUploadAndLiveChart(t *testing.T) {
 	}
 	checkPage(t, b, "events")
 
-	h.order(org, h.onlyEvent(org).Tiers[0], 2, true)
+	paid := h.order(org, h.onlyEvent(org).Tiers[0], 2, true)
 	run(t, b, "overview", chromedp.Click(`.main-nav a[href$="/test/"]`), chromedp.WaitVisible("#orders-chart canvas"))
 	points := func() string {
 		s, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.getElementById("orders-chart").dataset.points || ""`))
@@ -66,4 +67,15 @@ func TestBrowser_EventsUploadAndLiveChart(t *testing.T) {
 	run(t, b, "scroll to the chart", chromedp.ScrollIntoView("#orders-chart"))
 	checkPage(t, b, "overview-chart")
 	phoneWidth(t, b)
+
+	// A ticket admitted at the door shows in the event's door counts.
+	if res, err := h.a.CheckIns.Scan(h.ctx, ticketing.Tenant{OrganizerID: org, Environment: ticketing.EnvTest},
+		ticketing.Scan{Code: paid.Tickets[0].Number, Gate: "north", KeyID: "key_dash"}); err != nil || res.Result != ticketing.ResultAdmitted {
+		t.Fatalf("scan: %+v %v", res, err)
+	}
+	run(t, b, "events page with the door", chromedp.Click(`.main-nav a[href$="/events"]`), chromedp.WaitVisible("p.door"))
+	if got := text(t, b, "p.door"); !strings.Contains(got, "2") || !strings.Contains(got, "north 1") {
+		t.Errorf("door counts: %q", got)
+	}
+	checkPage(t, b, "events-door")
 }

@@ -53,6 +53,7 @@ type tierRow struct {
 type eventRow struct {
 	Event *ticketing.Event
 	Tiers []tierRow
+	Door  *doorRow // sold, admitted, refunded, per gate (events_door.go)
 }
 
 type eventsData struct {
@@ -91,7 +92,12 @@ func (s *Server) showEvents(w http.ResponseWriter, r *http.Request, o *orgReq, d
 			s.internal(w, r, err)
 			return
 		}
-		d.Events = append(d.Events, eventRow{Event: le.Event, Tiers: tierCounts(le.Event, stock, revenue[le.Event.ID], now)})
+		door, err := s.doorCounts(ctx, o, le.Event.ID)
+		if err != nil {
+			s.internal(w, r, err)
+			return
+		}
+		d.Events = append(d.Events, eventRow{Event: le.Event, Tiers: tierCounts(le.Event, stock, revenue[le.Event.ID], now), Door: door})
 	}
 	if page.HasMore {
 		d.Next = page.NextCursor

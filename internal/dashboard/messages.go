@@ -376,4 +376,11 @@ var messages = map[string]message{
 	"events.status_published": {"опубликовано", "published"},
 	"events.status_cancelled": {"отменено", "cancelled"},
 	"events.status_postponed": {"перенесено", "postponed"},
+
+	// The door's counts on the Events page (events_door.go).
+	"door.title":    {"На входе", "At the door"},
+	"door.sold":     {"продано", "sold"},
+	"door.admitted": {"прошли", "admitted"},
+	"door.refunded": {"возвращено", "refunded"},
+	"door.gates":    {"по входам", "by gate"},
 }

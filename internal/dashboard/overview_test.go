@@ -247,3 +247,25 @@ func TestEvents_PermissionsAndOtherOrganizer(t *testing.T) {
 		t.Errorf("another organizer changed the event to %q", ev.Title)
 	}
 }
+
+// The Events page shows each event's door: tickets sold, admitted and
+// refunded, and admitted per gate, as the API's check-in stats count them.
+func TestEvents_DoorCounts(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	c, org := h.owner("door@example.com", "Door Org")
+	tier := h.importedTier(c, org)
+	o := h.order(org, tier, 3, true)
+	tenant := ticketing.Tenant{OrganizerID: org, Environment: ticketing.EnvTest}
+	for i, gate := range []string{"north", "south", "north"} {
+		res, err := h.a.CheckIns.Scan(h.ctx, tenant, ticketing.Scan{Code: o.Tickets[i].Number, Gate: gate, KeyID: "key_dash"})
+		if err != nil || res.Result != ticketing.ResultAdmitted {
+			t.Fatalf("scan: %+v %v", res, err)
+		}
+	}
+	h.order(org, tier, 1, true)
+	p := h.get(c, "/o/"+org+"/test/events")
+	want := "<strong>На входе</strong>: продано 4 · прошли 3 · возвращено 0 · по входам: north 2, south 1"
+	if p.status != http.StatusOK || !strings.Contains(p.body, want) {
+		t.Fatalf("events page lacks %q: %d\n%s", want, p.status, p.body)
+	}
+}

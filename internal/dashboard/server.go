@@ -120,7 +120,8 @@ type Server struct {
 	Webhooks   Webhooks
 	Sales      Sales
 	Catalog    Catalog
-	Mail       Mailer // nil: no email is sent (links are logged at warn level for the operator)
+	Door       DoorCounts // the Events page's door counts (events_door.go; nil: none shown)
+	Mail       Mailer     // nil: no email is sent (links are logged at warn level for the operator)
 	Counter    Counter
 	// The Orders pages (orders.go): the ticketing orders' service, its
 	// search, the webhooks and emails of an order (nil: none are shown and
@@ -138,10 +139,13 @@ type Server struct {
 	// Identities are the organizers' email identities (store.Emails), as
 	// tixctl's set-identity, set-contacts and test-recipients change them.
 	Identities Identities
-	Clock      clock.Clock
-	Settings   Settings
-	pages      map[string]*template.Template
-	rp         *webauthn.WebAuthn // the passkeys' relying party; nil: passkeys are off
+	// Scanner is the door's scanner page (internal/dashboard/scanner), served
+	// below Settings.Path/scanner/ behind the same headers; nil: none.
+	Scanner  interface{ Routes(mux *http.ServeMux) }
+	Clock    clock.Clock
+	Settings Settings
+	pages    map[string]*template.Template
+	rp       *webauthn.WebAuthn // the passkeys' relying party; nil: passkeys are off
 }
 
 //go:embed templates/*.html
@@ -169,6 +173,9 @@ func (s *Server) Handler() http.Handler {
 	s.accountRoutes(mux, p)
 	s.orgRoutes(mux, p)
 	s.passkeyRoutes(mux, p)
+	if s.Scanner != nil {
+		s.Scanner.Routes(mux)
+	}
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) })
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

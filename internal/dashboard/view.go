@@ -95,6 +95,9 @@ func (s *Server) view(r *http.Request, sess *session) *view {
 	return v
 }
 
+// Lang is a page's language for r (the scanner's pages follow the dashboard's rule).
+func Lang(r *http.Request) string { return lang(r) }
+
 // lang is the page's language: the lang cookie, else the browser's first
 // of ru and en, else Russian.
 func lang(r *http.Request) string {
@@ -114,9 +117,13 @@ func lang(r *http.Request) string {
 }
 
 // parsePages parses each page template with the layout.
-func parsePages() map[string]*template.Template {
-	layout := template.Must(template.New("layout.html").ParseFS(templateFS, "templates/layout.html"))
-	names, err := fs.Glob(templateFS, "templates/*.html")
+func parsePages() map[string]*template.Template { return ParsePages(templateFS) }
+
+// ParsePages parses each page of fsys's templates/*.html with its
+// templates/layout.html (the dashboard's pages, the scanner's).
+func ParsePages(fsys fs.FS) map[string]*template.Template {
+	layout := template.Must(template.New("layout.html").ParseFS(fsys, "templates/layout.html"))
+	names, err := fs.Glob(fsys, "templates/*.html")
 	if err != nil {
 		panic(err)
 	}
@@ -126,7 +133,7 @@ func parsePages() map[string]*template.Template {
 		if name == "layout" {
 			continue
 		}
-		pages[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, n))
+		pages[name] = template.Must(template.Must(layout.Clone()).ParseFS(fsys, n))
 	}
 	return pages
 }

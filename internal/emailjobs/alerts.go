@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tix/internal/ticketing"
 )
 
 // Alert causes.
@@ -104,9 +106,29 @@ const (
 	CauseMemberInvite  = "member_invite"  // join an organizer's dashboard
 )
 
-// accountCauses are the account emails' causes: their jobs hold a
-// single-use link, removed once the job is final (sent, or given up).
-var accountCauses = map[string]bool{CauseAccountVerify: true, CauseAccountReset: true, CauseAccountExists: true, CauseMemberInvite: true}
+// CauseTicketTransfer is a transfer's offer to its recipient (a
+// KindTransfer job): Alert.URL is the accept link, Event and Ticket what
+// is offered.
+const CauseTicketTransfer = "ticket_transfer"
+
+// accountCauses are the causes whose jobs hold a single-use link (the
+// account emails, a transfer's offer), removed once the job is final
+// (sent, or given up).
+var accountCauses = map[string]bool{CauseAccountVerify: true, CauseAccountReset: true, CauseAccountExists: true, CauseMemberInvite: true,
+	CauseTicketTransfer: true}
+
+// TransferOffer writes and sends a transfer's offer to its recipient: the
+// accept link, held by the job until it is final. A test-mode transfer's
+// offer reaches only the organizer's own addresses (skipped otherwise).
+func (s *Service) TransferOffer(ctx context.Context, tr *ticketing.Transfer, eventTitle, link string) error {
+	j := s.newJob(tr.ID, "offer", KindTransfer, tr.OrganizerID, tr.Environment, s.now())
+	j.To, j.Alert = tr.ToEmail, &Alert{Cause: CauseTicketTransfer, At: s.now(), URL: link, Event: eventTitle, Ticket: tr.TicketNumber}
+	if _, err := s.Store.CreateJobs(ctx, []*Job{j}); err != nil {
+		return err
+	}
+	s.enqueue(ctx, j)
+	return nil
+}
 
 // AccountEmail writes and sends one dashboard account email (a Cause
 // Account* or CauseMemberInvite) to one address, through the same jobs as

@@ -69,7 +69,7 @@ func (s *Service) recipient(ctx context.Context, j *Job) (id *Identity, o *ticke
 	idErr, err := both(
 		func() (err error) { id, err = s.identity(ctx, j.OrganizerID); return err },
 		func() (err error) {
-			if j.Kind != KindAlert {
+			if j.Kind != KindAlert && j.Kind != KindTransfer {
 				o, err = s.Orders.GetOrder(ctx, j.OrderID)
 			}
 			return err
@@ -88,11 +88,12 @@ func (s *Service) recipient(ctx context.Context, j *Job) (id *Identity, o *ticke
 	case o != nil && j.Kind != KindRefund && o.Status != ticketing.OrderPaid:
 		// Refunded (or otherwise not paid) before its tickets went out.
 		return nil, nil, "", StatusFailed, fmt.Errorf("order is %s: its tickets are not sent", o.Status)
-	case j.Kind == KindAlert && j.Alert == nil:
+	case (j.Kind == KindAlert || j.Kind == KindTransfer) && j.Alert == nil:
 		return nil, nil, "", StatusFailed, errors.New("alert job without its alert")
 	case !ValidAddress(to):
 		return nil, nil, "", StatusRejected, errors.New("invalid address")
-	case o != nil && o.Environment != ticketing.EnvLive && !id.OwnAddress(to):
+	case o != nil && o.Environment != ticketing.EnvLive && !id.OwnAddress(to),
+		j.Kind == KindTransfer && j.Environment != ticketing.EnvLive && !id.OwnAddress(to):
 		return nil, nil, "", StatusSkipped, skip(ReasonTestMode)
 	}
 	return id, o, to, "", nil

@@ -30,6 +30,9 @@ const (
 	KindRefund  Kind = "refund"  // a completed refund's confirmation, to its buyer
 	KindResend  Kind = "resend"  // the tickets again, on the operator's request
 	KindAlert   Kind = "alert"   // an alert to one of the organizer's owner contacts
+	// KindTransfer offers a ticket to a transfer's recipient: the accept
+	// link (Alert.URL, kept until the job is final), to To.
+	KindTransfer Kind = "transfer"
 )
 
 // Status is a job's state. pending → sending (claimed under a lease) → sent,
@@ -133,6 +136,8 @@ type Alert struct {
 	Bucket      string    `json:"bucket,omitempty"`     // key_ceiling: read | write
 	OrderID     string    `json:"order_id,omitempty"`   // partly_refunded_outside
 	PaymentID   string    `json:"payment_id,omitempty"` // partly_refunded_outside
+	Event       string    `json:"event,omitempty"`      // ticket_transfer: the event's title
+	Ticket      string    `json:"ticket,omitempty"`     // ticket_transfer: the ticket's number
 }
 
 // Identity is how an organizer appears in its emails and whom its alerts reach.

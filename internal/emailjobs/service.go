@@ -79,12 +79,13 @@ func (s *Service) newJob(subject, name string, kind Kind, org string, env ticket
 
 // JobsFor returns the jobs an outbox event owes, to be written in the
 // event's dispatch transaction (each only if absent): order.paid the tickets,
-// order.refunded the refund confirmation.
+// order.refunded the refund confirmation, ticket.transferred the new
+// order's ticket.
 func (s *Service) JobsFor(ev *ticketing.OrderEvent, now time.Time) []*Job {
 	var kind Kind
 	switch ev.Type {
-	case ticketing.EventOrderPaid:
-		kind = KindTickets
+	case ticketing.EventOrderPaid, ticketing.EventTicketTransferred:
+		kind = KindTickets // a transfer's: the new order's ticket, to its recipient
 	case ticketing.EventOrderRefunded:
 		kind = KindRefund
 	default:

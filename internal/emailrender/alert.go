@@ -22,6 +22,9 @@ const (
 	AlertAccountReset  = "account_reset"
 	AlertAccountExists = "account_exists"
 	AlertMemberInvite  = "member_invite"
+	// AlertTicketTransfer: a ticket offered to a transfer's recipient;
+	// fields event, ticket, url (the single-use accept link).
+	AlertTicketTransfer = "ticket_transfer"
 )
 
 // alertText is one alert kind's words in one language: the subject and the
@@ -41,6 +44,7 @@ var alertFields = map[string][]string{
 	AlertAccountReset:          {"email", "url"},
 	AlertAccountExists:         {"email", "url"},
 	AlertMemberInvite:          {"email", "url"},
+	AlertTicketTransfer:        {"event", "ticket", "url"},
 }
 
 var alertTexts = map[string]alertText{
@@ -88,6 +92,10 @@ func init() {
 			"Ссылка действует 7 дней и работает один раз."},
 		"en/" + AlertMemberInvite: {"An invitation to tix for %s", "You (%s) are invited to an organizer's tix dashboard. Accept: %s",
 			"The link works once, for 7 days."},
+		"ru/" + AlertTicketTransfer: {"Вам передают билет на %s", "Вам передают билет %[2]s на «%[1]s». Чтобы принять его, откройте ссылку: %[3]s",
+			"Ссылка работает один раз. Приняв билет, вы получите новый билет письмом; прежний билет перестанет действовать. Если вы не ждали билета, ничего не делайте."},
+		"en/" + AlertTicketTransfer: {"A ticket to %s for you", "Ticket %[2]s to %[1]s is being transferred to you. To accept it, open this link: %[3]s",
+			"The link works once. Once you accept, your new ticket arrives by email and the old ticket stops working. If you did not expect a ticket, do nothing."},
 	} {
 		alertTexts[k] = v
 	}

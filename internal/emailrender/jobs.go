@@ -60,7 +60,8 @@ func (Renderer) Alert(d emailjobs.AlertData) (emailsend.Message, error) {
 	a := d.Alert
 	fields := map[string]string{"endpoint_id": a.EndpointID, "url": a.URL, "failures": strings.Join(a.LastErrors, "\n"),
 		"key_id": a.KeyID, "ips": strconv.Itoa(a.DistinctIPs), "limit": strconv.Itoa(a.Limit), "day": a.Day,
-		"revoked_at": clock.Format(a.At), "order_id": a.OrderID, "payment_id": a.PaymentID, "bucket": a.Bucket, "key": a.Key, "email": d.To}
+		"revoked_at": clock.Format(a.At), "order_id": a.OrderID, "payment_id": a.PaymentID, "bucket": a.Bucket, "key": a.Key, "email": d.To,
+		"event": a.Event, "ticket": a.Ticket}
 	m, err := RenderAlert(a.Cause, fields, d.Lang)
 	if err != nil {
 		return emailsend.Message{}, err

@@ -205,7 +205,8 @@ func TestFormatMoney(t *testing.T) {
 func TestRenderAlert(t *testing.T) {
 	fields := map[string]string{"endpoint_id": "we_1", "url": "https://x.example/<hook>", "failures": "503 at 10:00\nTimeout at 10:05",
 		"key_id": "key_1", "ips": "57", "limit": "20", "day": "2026-11-23", "revoked_at": "2026-11-23 10:00 UTC",
-		"order_id": "ord_1", "payment_id": "7000000001", "bucket": "write", "key": "sk_live_...Ab12", "email": "owner@example.com"}
+		"order_id": "ord_1", "payment_id": "7000000001", "bucket": "write", "key": "sk_live_...Ab12", "email": "owner@example.com",
+		"event": "Jazz Night", "ticket": "TIX-7KQ2MX"}
 	for _, lang := range []string{"ru", "en"} {
 		for _, kind := range emailrender.AlertKinds() {
 			m, err := emailrender.RenderAlert(kind, fields, lang)
@@ -222,6 +223,10 @@ func TestRenderAlert(t *testing.T) {
 				if !strings.Contains(m.Text, fields["url"]) || !strings.Contains(m.Subject, "owner@example.com") {
 					t.Errorf("%s %s: the link or the address is missing: %q\n%s", lang, kind, m.Subject, m.Text)
 				}
+			}
+			if kind == emailrender.AlertTicketTransfer && (!strings.Contains(m.Text, fields["url"]) || !strings.Contains(m.Text, "TIX-7KQ2MX") ||
+				!strings.Contains(m.Subject, "Jazz Night")) {
+				t.Errorf("%s: the transfer offer lacks its link, ticket or event: %q\n%s", lang, m.Subject, m.Text)
 			}
 			if kind == emailrender.AlertEndpointDisabled && !strings.Contains(m.Text, "- Timeout at 10:05") {
 				t.Errorf("%s: last failures missing:\n%s", lang, m.Text)

@@ -66,8 +66,11 @@ type state struct {
 	outbox     map[string]ticketing.OrderEvent
 	due        map[string]ticketing.Timer
 	strays     map[string]ticketing.StrayPayment
-	door       map[string]ticketDoor // environment#number -> check-in and refund lock
+	door       map[string]ticketDoor           // environment#number -> check-in and refund lock
+	scans      map[string]ticketing.ScanRecord // environment#org#client scan id -> uploaded scan
+	superseded map[string]ticketing.CheckIn    // environment#org#check-in id -> admission an earlier scan displaced
 	ticketKeys map[ticketing.Tenant]ticketcode.KeySet
+	transfers  map[string]ticketing.Transfer
 }
 
 // New returns an empty store.
@@ -78,7 +81,8 @@ func New() *Store {
 		holds: map[string]ticketing.Hold{}, seats: map[seatKey]seatRecord{}, sold: map[tierKey]map[int]int{},
 		promoUses: map[tierKey]int{}, orders: map[string]storedOrder{}, tickets: map[string]string{},
 		outbox: map[string]ticketing.OrderEvent{}, due: map[string]ticketing.Timer{},
-		door: map[string]ticketDoor{}, ticketKeys: map[ticketing.Tenant]ticketcode.KeySet{},
+		door: map[string]ticketDoor{}, scans: map[string]ticketing.ScanRecord{}, superseded: map[string]ticketing.CheckIn{}, ticketKeys: map[ticketing.Tenant]ticketcode.KeySet{},
+		transfers: map[string]ticketing.Transfer{},
 	}
 	return &Store{Catalog: &Catalog{s}, Idempotency: &Idempotency{s}, Limits: &Limits{s}, Holds: &Holds{s},
 		Orders: &Orders{s}, Due: &Due{s}, Outbox: &Outbox{s}, Strays: &Strays{s}, Tickets: &Tickets{s}, TicketKeys: &TicketKeys{s}}

@@ -23,8 +23,10 @@ var (
 
 // ticketLocked is a ticket's check-in and refund lock, by environment#number.
 type ticketDoor struct {
-	checkIn *ticketing.CheckIn
-	refund  string
+	checkIn       *ticketing.CheckIn
+	refund        string
+	transfer      string // a pending transfer
+	transferredTo string // the number it was re-issued as
 }
 
 // ticket is the state of number in env (the caller holds the lock).
@@ -40,6 +42,7 @@ func (s *state) ticket(env ticketing.Environment, number string) ticketing.Ticke
 		return st
 	}
 	st.Found, st.OrderID, st.OrganizerID, st.EventID, st.OccurrenceID = true, o.ID, o.OrganizerID, o.EventID, o.OccurrenceID
+	st.OrderNumber = o.TicketNumber
 	if number == o.TicketNumber {
 		st.Tickets = []string{}
 		for _, tk := range o.Tickets {
@@ -51,13 +54,16 @@ func (s *state) ticket(env ticketing.Environment, number string) ticketing.Ticke
 			st.Seat = tk.Seat
 		}
 	}
+	if st.Tickets != nil {
+		st.OrderNumber = ""
+	}
 	d := s.door[key]
-	st.CheckIn, st.RefundID = d.checkIn, d.refund
+	st.CheckIn, st.RefundID, st.TransferID, st.TransferredTo = d.checkIn, d.refund, d.transfer, d.transferredTo
 	return st
 }
 
 func admissible(st ticketing.TicketState, t ticketing.Tenant, ci ticketing.CheckIn, events []string) bool {
-	return st.Found && st.OrganizerID == t.OrganizerID && st.Tickets == nil && st.CheckIn == nil && st.RefundID == "" &&
+	return st.Found && st.OrganizerID == t.OrganizerID && st.Tickets == nil && st.CheckIn == nil && st.RefundID == "" && st.TransferredTo == "" &&
 		(len(events) == 0 || slices.Contains(events, st.EventID)) && (ci.OccurrenceID == "" || ci.OccurrenceID == st.OccurrenceID)
 }
 
@@ -69,7 +75,7 @@ func (s *Tickets) Admit(_ context.Context, t ticketing.Tenant, ci ticketing.Chec
 	if !admissible(st, t, ci, events) {
 		return st, nil
 	}
-	s.door[string(t.Environment)+"#"+ci.TicketNumber] = ticketDoor{checkIn: &ci}
+	s.admit(t.Environment, ci)
 	st.CheckIn, st.Admitted = &ci, true
 	return st, nil
 }
@@ -88,7 +94,7 @@ func (s *Tickets) AdmitAll(_ context.Context, t ticketing.Tenant, cis []ticketin
 		return false, refused, nil
 	}
 	for _, ci := range cis {
-		s.door[string(t.Environment)+"#"+ci.TicketNumber] = ticketDoor{checkIn: &ci}
+		s.admit(t.Environment, ci)
 	}
 	return true, nil, nil
 }
@@ -121,13 +127,35 @@ func (s *Tickets) CheckIns(_ context.Context, env ticketing.Environment, numbers
 	return out, nil
 }
 
-// LockForRefund locks every ticket of o, unless one was admitted.
+// DoorStates returns the door state of the numbers that exist.
+func (s *Tickets) DoorStates(_ context.Context, env ticketing.Environment, numbers []string) (map[string]ticketing.TicketState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]ticketing.TicketState{}
+	for _, n := range numbers {
+		if st := s.ticket(env, n); st.Found {
+			out[n] = st
+		}
+	}
+	return out, nil
+}
+
+// admit records ci on its ticket (the caller holds the lock).
+func (s *state) admit(env ticketing.Environment, ci ticketing.CheckIn) {
+	key := string(env) + "#" + ci.TicketNumber
+	d := s.door[key]
+	d.checkIn = &ci
+	s.door[key] = d
+}
+
+// LockForRefund locks every ticket of o, unless one was admitted, has a
+// transfer pending or was transferred.
 func (s *Tickets) LockForRefund(_ context.Context, o *ticketing.Order, refundID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, tk := range o.Tickets {
 		d := s.door[string(o.Environment)+"#"+tk.Number]
-		if d.checkIn != nil || (d.refund != "" && d.refund != refundID) {
+		if d.checkIn != nil || d.transfer != "" || d.transferredTo != "" || (d.refund != "" && d.refund != refundID) {
 			return ticketing.ErrTicketAdmitted
 		}
 	}
@@ -199,6 +227,7 @@ func (s *Tickets) CheckInStats(_ context.Context, t ticketing.Tenant, eventID, o
 		for _, tk := range o.Tickets {
 			d := s.door[string(o.Environment)+"#"+tk.Number]
 			switch {
+			case d.transferredTo != "":
 			case d.refund != "":
 				out.Refunded++
 			case d.checkIn != nil:

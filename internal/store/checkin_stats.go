@@ -40,6 +40,7 @@ func (s *Tickets) CheckInStats(ctx context.Context, t ticketing.Tenant, eventID,
 				firstErr = err
 			}
 		case st.OrganizerID != t.OrganizerID || (occurrenceID != "" && st.OccurrenceID != occurrenceID):
+		case st.TransferredTo != "": // counted as its transferred-in ticket
 		case st.RefundID != "":
 			out.Refunded++
 		default:

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -122,4 +123,17 @@ func marshal(v any) (map[string]types.AttributeValue, error) {
 
 func unmarshal(m map[string]types.AttributeValue, v any) error {
 	return attributevalue.UnmarshalMapWithOptions(m, v, func(o *attributevalue.DecoderOptions) { o.TagKey = "json" })
+}
+
+// docVersion decodes an item's JSON document (doc) into v and returns its
+// version (ver, 0 when absent).
+func docVersion(item map[string]types.AttributeValue, v any) (int64, error) {
+	if err := json.Unmarshal([]byte(sAttr(item, "doc")), v); err != nil {
+		return 0, err
+	}
+	var ver int64
+	if n, ok := item["ver"].(*types.AttributeValueMemberN); ok {
+		ver, _ = strconv.ParseInt(n.Value, 10, 64)
+	}
+	return ver, nil
 }

@@ -93,7 +93,7 @@ func (s *Orders) ticketPuts(o *ticketing.Order) []types.TransactWriteItem {
 	}
 	put(o.TicketNumber, map[string]types.AttributeValue{"k": str(ticketKindOrder), "tix": &types.AttributeValueMemberL{Value: numbers}})
 	for _, t := range o.Tickets {
-		extra := map[string]types.AttributeValue{"k": str(ticketKindTicket),
+		extra := map[string]types.AttributeValue{"k": str(ticketKindTicket), "on": str(o.TicketNumber),
 			"GSI3PK": str(ticketEventPK(string(o.Environment), o.EventID, shardOf(t.Number, ticketEventShards))), "GSI3SK": str(t.Number)}
 		if t.Seat != nil {
 			if b, err := json.Marshal(t.Seat); err == nil {

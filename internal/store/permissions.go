@@ -99,7 +99,10 @@ var Permissions = map[string]Access{
 	// connection (a transaction: the organizer's verification, the payment
 	// account, the terminal's pointer put and the old one deleted) and
 	// receipt settings (UpdateItem); the Settings page's identity, contacts,
-	// test recipients and time zone (UpdateItem).
+	// test recipients and time zone (UpdateItem); the door's scanner page
+	// (docs/door.md): check-ins (UpdateItem, an order's in a transaction),
+	// offline uploads (PutItem of each scan's record), the ticket keys
+	// (GetItem; PutItem of the first set), the admission list (Query of GSI3).
 	"dashboard": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, Keys: true},
 	// The door: check-ins and their undo (UpdateItem of a ticket's item),

@@ -35,11 +35,8 @@ func (s *TicketKeys) GetTicketKeys(ctx context.Context, t ticketing.Tenant) (*ti
 		return nil, ticketing.NotFound("ticket keys")
 	}
 	var ks ticketcode.KeySet
-	if err := json.Unmarshal([]byte(sAttr(out.Item, "doc")), &ks); err != nil {
+	if ks.Version, err = docVersion(out.Item, &ks); err != nil {
 		return nil, fmt.Errorf("decode ticket keys: %w", err)
-	}
-	if v, ok := out.Item["ver"].(*types.AttributeValueMemberN); ok {
-		ks.Version, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	return &ks, nil
 }

@@ -18,19 +18,27 @@ import (
 // A ticket number's item (TKT#<env>#<number>, TKT), written when the order
 // is paid (ticketPuts), is also the ticket's door state: k is "t" for a
 // ticket and "o" for an order-level number (tix lists its tickets); ev, occ
-// and seat are what the door checks; a check-in sets ci (the CheckIn as
-// JSON) and cid (its id); a refund sets rf (the refund id). A check-in
-// requires no rf and a refund lock no cid, on the one item: they exclude
-// each other.
+// and seat are what the door checks (on, a ticket's order-level number); a
+// check-in sets ci (the CheckIn as JSON) and cid (its id); a refund sets rf
+// (the refund id); a pending transfer sets trf (its id), an accepted one xf
+// (the number it was re-issued as: transfers.go). A check-in requires no rf
+// and no xf, a refund lock no cid, trf or xf, a transfer no cid or rf, on the
+// one item: they exclude each other.
 const (
 	ticketKindTicket = "t"
 	ticketKindOrder  = "o"
 )
 
-// admitCond is the condition a check-in is written under.
-func admitCond(e *exprs, t ticketing.Tenant, ci ticketing.CheckIn, events []string) string {
+// admitCond is the condition a check-in is written under: no admission
+// before it (prev ""), or exactly the admission prev (an earlier scan
+// replacing it, checkin_offline.go).
+func admitCond(e *exprs, t ticketing.Tenant, ci ticketing.CheckIn, events []string, prev string) string {
+	had := "attribute_not_exists(" + e.n("cid") + ")"
+	if prev != "" {
+		had = e.n("cid") + " = " + e.s(prev)
+	}
 	cond := "attribute_exists(PK) AND " + e.n("org") + " = " + e.s(t.OrganizerID) + " AND " + e.n("k") + " = " + e.s(ticketKindTicket) +
-		" AND attribute_not_exists(" + e.n("cid") + ") AND attribute_not_exists(" + e.n("rf") + ")"
+		" AND " + had + " AND attribute_not_exists(" + e.n("rf") + ") AND attribute_not_exists(" + e.n("xf") + ")"
 	if len(events) > 0 {
 		in := make([]string, len(events))
 		for i, ev := range events {
@@ -44,7 +52,7 @@ func admitCond(e *exprs, t ticketing.Tenant, ci ticketing.CheckIn, events []stri
 	return cond
 }
 
-func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events []string) (*types.Update, error) {
+func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events []string, prev string) (*types.Update, error) {
 	doc, err := json.Marshal(ci)
 	if err != nil {
 		return nil, err
@@ -53,7 +61,7 @@ func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events [
 	return &types.Update{
 		TableName: aws.String(s.table), Key: keyOf(ticketPK(string(t.Environment), ci.TicketNumber), skTicket),
 		UpdateExpression:         aws.String("SET " + e.n("ci") + " = " + e.s(string(doc)) + ", " + e.n("cid") + " = " + e.s(ci.ID)),
-		ConditionExpression:      aws.String(admitCond(e, t, ci, events)),
+		ConditionExpression:      aws.String(admitCond(e, t, ci, events, prev)),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	}, nil
 }
@@ -62,7 +70,7 @@ func (s *Tickets) admitUpdate(t ticketing.Tenant, ci ticketing.CheckIn, events [
 // returns the item as it was (ReturnValuesOnConditionCheckFailure), so the
 // door learns why without a read.
 func (s *Tickets) Admit(ctx context.Context, t ticketing.Tenant, ci ticketing.CheckIn, events []string) (ticketing.TicketState, error) {
-	u, err := s.admitUpdate(t, ci, events)
+	u, err := s.admitUpdate(t, ci, events, "")
 	if err != nil {
 		return ticketing.TicketState{}, err
 	}
@@ -104,7 +112,8 @@ func ticketState(number string, item map[string]types.AttributeValue) (ticketing
 		return st, nil
 	}
 	st.OrderID, st.OrganizerID, st.EventID, st.OccurrenceID = sAttr(item, "order"), sAttr(item, "org"), sAttr(item, "ev"), sAttr(item, "occ")
-	st.RefundID = sAttr(item, "rf")
+	st.OrderNumber = sAttr(item, "on")
+	st.RefundID, st.TransferID, st.TransferredTo = sAttr(item, "rf"), sAttr(item, "trf"), sAttr(item, "xf")
 	if seat := sAttr(item, "seat"); seat != "" {
 		if err := json.Unmarshal([]byte(seat), &st.Seat); err != nil {
 			return st, fmt.Errorf("decode seat of ticket %s: %w", number, err)
@@ -139,7 +148,7 @@ func sAttr(item map[string]types.AttributeValue, name string) string {
 func (s *Tickets) AdmitAll(ctx context.Context, t ticketing.Tenant, cis []ticketing.CheckIn, events []string) (bool, []int, error) {
 	items := make([]types.TransactWriteItem, len(cis))
 	for i, ci := range cis {
-		u, err := s.admitUpdate(t, ci, events)
+		u, err := s.admitUpdate(t, ci, events, "")
 		if err != nil {
 			return false, nil, err
 		}
@@ -179,7 +188,23 @@ func (s *Tickets) UndoCheckIn(ctx context.Context, t ticketing.Tenant, number, c
 
 // CheckIns reads the check-ins of ticket numbers (one BatchGetItem).
 func (s *Tickets) CheckIns(ctx context.Context, env ticketing.Environment, numbers []string) (map[string]ticketing.CheckIn, error) {
+	states, err := s.DoorStates(ctx, env, numbers)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]ticketing.CheckIn{}
+	for n, st := range states {
+		if st.CheckIn != nil {
+			out[n] = *st.CheckIn
+		}
+	}
+	return out, nil
+}
+
+// DoorStates reads the door state of ticket numbers (BatchGetItem, 100
+// keys a request).
+func (s *Tickets) DoorStates(ctx context.Context, env ticketing.Environment, numbers []string) (map[string]ticketing.TicketState, error) {
+	out := map[string]ticketing.TicketState{}
 	for len(numbers) > 0 {
 		n := min(len(numbers), maxBatchKeys)
 		keys := make([]map[string]types.AttributeValue, n)
@@ -188,7 +213,7 @@ func (s *Tickets) CheckIns(ctx context.Context, env ticketing.Environment, numbe
 		}
 		items, err := s.batchGet(ctx, "TicketCheckIns", keys, true)
 		if err != nil {
-			return nil, fmt.Errorf("read tickets' check-ins: %w", err)
+			return nil, fmt.Errorf("read tickets' door state: %w", err)
 		}
 		for _, it := range items {
 			pk := sAttr(it, "PK")
@@ -196,9 +221,7 @@ func (s *Tickets) CheckIns(ctx context.Context, env ticketing.Environment, numbe
 			if err != nil {
 				return nil, err
 			}
-			if st.CheckIn != nil {
-				out[st.Number] = *st.CheckIn
-			}
+			out[st.Number] = st
 		}
 		numbers = numbers[n:]
 	}
@@ -206,7 +229,7 @@ func (s *Tickets) CheckIns(ctx context.Context, env ticketing.Environment, numbe
 }
 
 // LockForRefund sets rf on every ticket of o in one transaction, unless one
-// was admitted.
+// was admitted, has a transfer pending (trf) or was transferred (xf).
 func (s *Tickets) LockForRefund(ctx context.Context, o *ticketing.Order, refundID string) error {
 	if len(o.Tickets) == 0 {
 		return nil
@@ -217,7 +240,8 @@ func (s *Tickets) LockForRefund(ctx context.Context, o *ticketing.Order, refundI
 		items[i] = types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.table), Key: keyOf(ticketPK(string(o.Environment), tk.Number), skTicket),
 			UpdateExpression: aws.String("SET " + e.n("rf") + " = " + e.s(refundID)),
-			ConditionExpression: aws.String("attribute_exists(PK) AND attribute_not_exists(" + e.n("cid") + ") AND (attribute_not_exists(" +
+			ConditionExpression: aws.String("attribute_exists(PK) AND attribute_not_exists(" + e.n("cid") + ") AND attribute_not_exists(" +
+				e.n("trf") + ") AND attribute_not_exists(" + e.n("xf") + ") AND (attribute_not_exists(" +
 				e.n("rf") + ") OR " + e.n("rf") + " = " + e.s(refundID) + ")"),
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 		}}

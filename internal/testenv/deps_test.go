@@ -17,7 +17,7 @@ var (
 	lightweight   = append(append([]string{}, apiFunctions...), "timers")
 	buildFlags    = []string{"-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w"} // the Makefile's
 	lambdaEnv     = []string{"GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0"}
-	apiSizeLimit  = int64(10 << 20) // 10 MB, as make build prints it
+	apiSizeLimit  = int64(11 << 20) // 11 MB, as make build prints it (docs/measurements.md, Start-up)
 	heavyPackages = []string{
 		"tix/internal/emailrender",   // templates, QR codes, the tickets' PDF
 		"tix/internal/emailsend/ses", // the SES adapter
@@ -85,9 +85,9 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 	}
 }
 
-// TestAPIFunctionsBootstrapsAreAtMost10MB builds each HTTP API function as
+// TestAPIFunctionsBootstrapsAreAtMost11MB builds each HTTP API function as
 // make build does (linux/arm64, stripped) and weighs it.
-func TestAPIFunctionsBootstrapsAreAtMost10MB(t *testing.T) {
+func TestAPIFunctionsBootstrapsAreAtMost11MB(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range apiFunctions {
 		out := filepath.Join(dir, f)
@@ -103,7 +103,7 @@ func TestAPIFunctionsBootstrapsAreAtMost10MB(t *testing.T) {
 		}
 		t.Logf("functions/%s: %.2f MB (%d bytes)", f, float64(st.Size())/(1<<20), st.Size())
 		if st.Size() > apiSizeLimit {
-			t.Errorf("functions/%s's linux/arm64 bootstrap is %.2f MB, over the 10 MB limit: see what it links with go list -deps ./functions/%s", f, float64(st.Size())/(1<<20), f)
+			t.Errorf("functions/%s's linux/arm64 bootstrap is %.2f MB, over the 11 MB limit: see what it links with go list -deps ./functions/%s", f, float64(st.Size())/(1<<20), f)
 		}
 	}
 }

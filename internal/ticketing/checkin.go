@@ -43,6 +43,7 @@ type TicketState struct {
 	Found        bool
 	Number       string
 	OrderID      string
+	OrderNumber  string // a ticket's order-level number ("" when not kept)
 	OrganizerID  string
 	EventID      string
 	OccurrenceID string
@@ -50,7 +51,10 @@ type TicketState struct {
 	Tickets      []string // an order-level number: the order's ticket numbers
 	CheckIn      *CheckIn // the ticket's admission, when it was admitted
 	RefundID     string   // the refund that locked it
-	Admitted     bool     // this write admitted it
+	TransferID   string   // its pending transfer
+	// TransferredTo is the number the ticket was re-issued as (transferred).
+	TransferredTo string
+	Admitted      bool // this write admitted it
 }
 
 // Scan is one scan at a door.
@@ -72,6 +76,7 @@ type ScanResult struct {
 	Seat         *SeatRef
 	CheckIn      *CheckIn // the admission made now, or the first one (already_admitted)
 	Tickets      []ScanResult
+	Superseded   *CheckIn // an uploaded scan: the later admission it displaced
 }
 
 // CheckIns admits tickets at the door: a scan is verified in memory against
@@ -83,6 +88,9 @@ type CheckIns struct {
 	Keys    *TicketKeys
 	Catalog SalesCatalog // cancelled events and occurrences (cached, statusTTL)
 	Clock   clock.Clock
+	// Webhooks, when set, announces admissions to the endpoints that
+	// subscribe to ticket.checked_in (checkin_events.go).
+	Webhooks CheckInWebhooks
 
 	mu       sync.Mutex
 	statuses map[string]cachedStatus
@@ -141,7 +149,7 @@ func (s *CheckIns) scanCode(ctx context.Context, t Tenant, sc Scan) (*ScanResult
 		return &ScanResult{Result: ResultCancelled, TicketNumber: c.TicketNumber}, nil
 	}
 	if c.Kind() == ticketcode.KindOrder {
-		return s.admitOrder(ctx, t, sc, c.TicketNumber, c.Tickets)
+		return s.admitOrder(ctx, t, sc, c.TicketNumber, c.Tickets, TicketState{OrderID: c.OrderID, EventID: c.EventID, OccurrenceID: c.OccurrenceID})
 	}
 	st, err := s.Store.Admit(ctx, t, s.checkIn(sc, c.TicketNumber), sc.events())
 	if err != nil {
@@ -150,7 +158,11 @@ func (s *CheckIns) scanCode(ctx context.Context, t Tenant, sc Scan) (*ScanResult
 	if st.Found && st.OrderID != c.OrderID {
 		return &ScanResult{Result: ResultInvalid}, nil // never: the signature names the order
 	}
-	return s.classify(sc, t, st), nil
+	res := s.classify(sc, t, st)
+	if st.Admitted {
+		s.announce(ctx, t, st, res.CheckIn)
+	}
+	return res, nil
 }
 
 // verify checks a code against the tenant's keys: the cached set, then,
@@ -194,7 +206,7 @@ func (s *CheckIns) scanNumber(ctx context.Context, t Tenant, sc Scan) (*ScanResu
 		if !sc.wants(st.EventID, st.OccurrenceID) {
 			return &ScanResult{Result: ResultWrongEvent, TicketNumber: number}, nil
 		}
-		return s.admitOrder(ctx, t, sc, number, st.Tickets)
+		return s.admitOrder(ctx, t, sc, number, st.Tickets, st)
 	}
 	res := s.classify(sc, t, st)
 	if res.Result != ResultAdmitted || !st.Admitted {
@@ -202,8 +214,12 @@ func (s *CheckIns) scanNumber(ctx context.Context, t Tenant, sc Scan) (*ScanResu
 	}
 	// A typed number's event is known only now: a cancelled one is undone.
 	cancelled, err := s.cancelled(ctx, t, st.EventID, st.OccurrenceID)
-	if err != nil || !cancelled {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	if !cancelled {
+		s.announce(ctx, t, st, res.CheckIn)
+		return res, nil
 	}
 	if _, err := s.Store.UndoCheckIn(ctx, t, number, res.CheckIn.ID); err != nil {
 		return nil, err
@@ -221,7 +237,7 @@ func validTicketNumber(n string) bool {
 // transaction (all or none), again without the ones a condition refused
 // (admitted or refunded before), so that two gates scanning one order's code
 // at once cannot each admit a part: one admits the rest, the other none.
-func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number string, tickets []string) (*ScanResult, error) {
+func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number string, tickets []string, order TicketState) (*ScanResult, error) {
 	if len(tickets) == 0 {
 		return &ScanResult{Result: ResultInvalid, TicketNumber: number}, nil
 	}
@@ -239,6 +255,7 @@ func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number str
 		if ok {
 			for i := range pending {
 				res.Tickets[at[i]] = ScanResult{Result: ResultAdmitted, TicketNumber: pending[i].TicketNumber, CheckIn: &pending[i]}
+				s.announce(ctx, t, order, &pending[i])
 			}
 			pending = nil
 			break
@@ -264,6 +281,9 @@ func (s *CheckIns) admitOrder(ctx context.Context, t Tenant, sc Scan, number str
 			return nil, err
 		}
 		res.Tickets[at[i]] = *s.classify(sc, t, st)
+		if st.Admitted {
+			s.announce(ctx, t, st, res.Tickets[at[i]].CheckIn)
+		}
 	}
 	res.Result = res.Tickets[0].Result
 	for _, one := range res.Tickets {
@@ -284,6 +304,8 @@ func (s *CheckIns) classify(sc Scan, t Tenant, st TicketState) *ScanResult {
 		res.Result, res.CheckIn = ResultAdmitted, st.CheckIn
 	case !sc.wants(st.EventID, st.OccurrenceID):
 		res.Result = ResultWrongEvent
+	case st.TransferredTo != "":
+		res.Result = ResultTransferred
 	case st.RefundID != "":
 		res.Result = ResultRefunded
 	case st.CheckIn != nil && sc.IdempotencyKey != "" && st.CheckIn.IdempotencyKey == sc.IdempotencyKey && st.CheckIn.KeyID == sc.KeyID:
@@ -397,15 +419,8 @@ type CheckInStats struct {
 // Stats counts the door of one of the tenant's events; a key bound to
 // events sees only theirs (another is not found, as another organizer's).
 func (s *CheckIns) Stats(ctx context.Context, t Tenant, eventID, occurrenceID string, keyEvents []string) (*CheckInStats, error) {
-	if len(keyEvents) > 0 && !slices.Contains(keyEvents, eventID) {
-		return nil, NotFound("event")
-	}
-	e, err := s.Catalog.GetEvent(ctx, t.OrganizerID, eventID, t.Environment)
-	if err != nil {
+	if err := s.ownEvent(ctx, t, eventID, occurrenceID, keyEvents); err != nil {
 		return nil, err
-	}
-	if occurrenceID != "" && !slices.ContainsFunc(e.Occurrences, func(o Occurrence) bool { return o.ID == occurrenceID }) {
-		return nil, &Error{Code: CodeNotFound, Message: "no occurrence " + occurrenceID + " of event " + eventID, Param: "occurrence_id"}
 	}
 	return s.Store.CheckInStats(ctx, t, eventID, occurrenceID)
 }

@@ -193,6 +193,9 @@ type Order struct {
 	// ClientCap is set on a publishable key's order: the per-client, per-event
 	// counter its units were taken from until it is paid, cancelled or expires.
 	ClientCap *ClientCap `json:"client_cap,omitempty"`
+	// TransferredFrom is set on a transferred-in order: its one ticket was
+	// re-issued from another order's (docs/transfers.md); it carries no money.
+	TransferredFrom *TransferIn `json:"transferred_from,omitempty"`
 	// Version is the stored revision; every write is conditional on it.
 	Version int64 `json:"-"`
 }

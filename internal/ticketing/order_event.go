@@ -66,7 +66,22 @@ const (
 	EventOrderPaid      = "order.paid"
 	EventOrderCancelled = "order.cancelled"
 	EventOrderRefunded  = "order.refunded"
+	// EventTicketCheckedIn is sent only to endpoints that subscribe to it by
+	// name (docs/webhooks.md): a ticket was admitted at the door.
+	EventTicketCheckedIn = "ticket.checked_in"
 )
+
+// WebhookCheckIn is data.check_in of a ticket.checked_in event: the
+// admission, its ticket, order, event and occurrence, and nothing personal.
+type WebhookCheckIn struct {
+	ID           string  `json:"id"`
+	TicketNumber string  `json:"ticket_number"`
+	OrderID      string  `json:"order_id"`
+	EventID      string  `json:"event_id"`
+	OccurrenceID *string `json:"occurrence_id"`
+	Gate         string  `json:"gate"`
+	At           string  `json:"at"` // clock.Format
+}
 
 // OrderEvent is the outbox record an order state change writes in the same
 // transaction as the change (a transactional outbox). Its ID is the webhook envelope's id,
@@ -78,6 +93,11 @@ type OrderEvent struct {
 	Environment Environment  `json:"environment"`
 	CreatedAt   time.Time    `json:"created_at"`
 	Order       WebhookOrder `json:"order"`
+	// CheckIn is a ticket.checked_in event's admission (Order is then empty).
+	CheckIn *WebhookCheckIn `json:"check_in,omitempty"`
+	// Transfer is ticket.transferred's transfer (Order is then the new,
+	// transferred-in order).
+	Transfer *WebhookTransfer `json:"transfer,omitempty"`
 }
 
 // newEvent is the event of the change from o (as read, at o.Version) to the

@@ -167,27 +167,54 @@ func (s *Orders) Tickets(ctx context.Context, t Tenant, id string) (*Order, erro
 	return s.withDoorState(ctx, o)
 }
 
-// withDoorState marks the order's admitted tickets used.
+// withDoorState marks the order's admitted tickets used and its
+// transferred ones transferred.
 func (s *Orders) withDoorState(ctx context.Context, o *Order) (*Order, error) {
-	if s.Door == nil || len(o.Tickets) == 0 {
-		return o, nil
+	states, err := doorStates(ctx, s.Door, o)
+	if err != nil || states == nil {
+		return o, err
+	}
+	n := *o
+	n.Tickets = slices.Clone(o.Tickets)
+	for i, tk := range n.Tickets {
+		switch st := states[tk.Number]; {
+		case tk.Status != TicketIssued:
+		case st.CheckIn != nil:
+			n.Tickets[i].Status = TicketUsed
+		case st.TransferredTo != "":
+			n.Tickets[i].Status = TicketTransferred
+		}
+	}
+	return &n, nil
+}
+
+// doorStates reads the door state of o's tickets (nil without a door).
+func doorStates(ctx context.Context, door TicketStore, o *Order) (map[string]TicketState, error) {
+	if door == nil || len(o.Tickets) == 0 {
+		return nil, nil
 	}
 	numbers := make([]string, len(o.Tickets))
 	for i, tk := range o.Tickets {
 		numbers[i] = tk.Number
 	}
-	admitted, err := s.Door.CheckIns(ctx, o.Environment, numbers)
+	return door.DoorStates(ctx, o.Environment, numbers)
+}
+
+// doorRefusal is the 409 of an order whose ticket was admitted, has a
+// transfer pending or was transferred (contract section 4, rule 7).
+func (s *Orders) doorRefusal(ctx context.Context, o *Order) error {
+	states, err := doorStates(ctx, s.Door, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	n := *o
-	n.Tickets = slices.Clone(o.Tickets)
-	for i, tk := range n.Tickets {
-		if _, ok := admitted[tk.Number]; ok && tk.Status == TicketIssued {
-			n.Tickets[i].Status = TicketUsed
+	for _, tk := range o.Tickets {
+		st := states[tk.Number]
+		st.RefundID = "" // a lock of this order's own refund is not a refusal
+		if err := lockedError(st, "refunded"); err != nil {
+			return err
 		}
 	}
-	return &n, nil
+	return nil
 }
 
 // refundID is the one refund id of an order: v1 refunds are always 100%, once,
@@ -221,14 +248,11 @@ func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *s
 			return nil, Errorf(CodeConflict, "ticket %s was %s; the order cannot be refunded", tk.Number, tk.Status)
 		}
 	}
-	if o.Type != OrderTypeTicket {
-		return nil, Errorf(CodeUnsupported, "only ticket orders can be refunded through the API")
+	if err := s.doorRefusal(ctx, o); err != nil {
+		return nil, err
 	}
-	if o.TotalPrice == 0 {
-		return nil, Errorf(CodeUnsupported, "a free order cannot be refunded")
-	}
-	if o.Payment == nil || o.Payment.Provider != "sbp" {
-		return nil, Errorf(CodeUnsupported, "only orders paid by SBP can be refunded through the API")
+	if err := refundUnsupported(o); err != nil {
+		return nil, err
 	}
 	prov, err := s.Payments(ctx, o.OrganizerID, o.Environment)
 	if err != nil {
@@ -271,6 +295,25 @@ func (s *Orders) RefundOrder(ctx context.Context, t Tenant, id string, reason *s
 	return r, nil
 }
 
+// refundUnsupported is the 422 of an order the API cannot refund: not a
+// ticket order, transferred in, free, or not paid by SBP.
+func refundUnsupported(o *Order) error {
+	if o.Type != OrderTypeTicket {
+		return Errorf(CodeUnsupported, "only ticket orders can be refunded through the API")
+	}
+	if from := o.TransferredFrom; from != nil {
+		return Errorf(CodeUnsupported, "order %s holds ticket %s transferred from order %s: its payment is transferred-in and carries no money to refund (the money stays with order %s)",
+			o.ID, o.Tickets[0].Number, from.OrderID, from.OrderID)
+	}
+	if o.TotalPrice == 0 {
+		return Errorf(CodeUnsupported, "a free order cannot be refunded")
+	}
+	if o.Payment == nil || o.Payment.Provider != "sbp" {
+		return Errorf(CodeUnsupported, "only orders paid by SBP can be refunded through the API")
+	}
+	return nil
+}
+
 // lockTickets locks the order's tickets for its refund, in one
 // transaction that fails when a ticket was admitted: a door and a refund
 // exclude each other on the ticket's item (docs/door.md).
@@ -280,7 +323,10 @@ func (s *Orders) lockTickets(ctx context.Context, o *Order) error {
 	}
 	err := s.Door.LockForRefund(ctx, o, refundID(o.ID))
 	if errors.Is(err, ErrTicketAdmitted) {
-		return Errorf(CodeConflict, "a ticket of order %s was admitted at the door; an order whose ticket was used cannot be refunded", o.ID)
+		if derr := s.doorRefusal(ctx, o); derr != nil {
+			return derr
+		}
+		return Errorf(CodeConflict, "a ticket of order %s was admitted at the door, transferred, or has a transfer pending; the order cannot be refunded", o.ID)
 	}
 	return err
 }

@@ -253,13 +253,37 @@ type TicketStore interface {
 	UndoCheckIn(ctx context.Context, t Tenant, number, checkInID string) (*CheckIn, error)
 	// CheckIns reads the check-ins of the numbers (absent: not admitted).
 	CheckIns(ctx context.Context, env Environment, numbers []string) (map[string]CheckIn, error)
+	// DoorStates reads the door state of the numbers: check-in, refund
+	// lock, pending transfer, transferred (absent: no such ticket).
+	DoorStates(ctx context.Context, env Environment, numbers []string) (map[string]TicketState, error)
 	// LockForRefund marks every ticket of o as being refunded by refundID,
-	// all or none, unless one was admitted (ErrTicketAdmitted). Locking
-	// again for the same refund succeeds.
+	// all or none, unless one was admitted, has a transfer pending or was
+	// transferred (ErrTicketAdmitted). Locking again for the same refund
+	// succeeds.
 	LockForRefund(ctx context.Context, o *Order, refundID string) error
 	// UnlockRefund removes refundID's locks (the provider refused the refund).
 	UnlockRefund(ctx context.Context, o *Order, refundID string) error
 	// CheckInStats counts the event's tickets (of one occurrence when not
 	// ""): sold and not refunded, refunded, admitted, admitted per gate.
 	CheckInStats(ctx context.Context, t Tenant, eventID, occurrenceID string) (*CheckInStats, error)
+	// TicketState reads the door state of the ticket number in env
+	// (strongly consistent; Found false when there is none).
+	TicketState(ctx context.Context, env Environment, number string) (TicketState, error)
+	// ReplaceCheckIn makes ci the ticket's admission instead of prev, only
+	// if prev (by id) is still its admission and the ticket is t's, of one of
+	// events, and not locked for a refund; prev is recorded as superseded in
+	// the same transaction. ErrStateChanged when the condition fails.
+	ReplaceCheckIn(ctx context.Context, t Tenant, ci, prev CheckIn, events []string) error
+	// RecordScan records an uploaded scan once per client scan id: when the
+	// id was recorded before it writes nothing and returns that record and
+	// true.
+	RecordScan(ctx context.Context, t Tenant, r ScanRecord) (ScanRecord, bool, error)
+	// AdmissionTickets reads a page of up to limit tickets of t's event (of
+	// one occurrence when not "") from the event's index, after cursor (""
+	// from the start); next is "" on the last page. A cursor of another
+	// query is an invalid_request on param cursor.
+	AdmissionTickets(ctx context.Context, t Tenant, eventID, occurrenceID string, limit int, cursor string) (page []TicketState, next string, err error)
+	// PutCheckInEvent writes a ticket.checked_in outbox event unless one
+	// with its id is there (then it succeeds and writes nothing).
+	PutCheckInEvent(ctx context.Context, ev *OrderEvent) error
 }

@@ -156,6 +156,18 @@ func validateStandingItems(items []StandingItem) error {
 	return nil
 }
 
+// checkEmail refuses what is not one plain address at a domain name
+// (param names the field).
+func checkEmail(param, email string) error {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
+		return Invalid(param, "%s %q is not a valid email address", param, email)
+	}
+	if strings.ContainsAny(email[strings.LastIndex(email, "@"):], "[]") {
+		return Invalid(param, "%s %q has an IP address for its domain: give an address at a domain name, like anna@example.com", param, email)
+	}
+	return nil
+}
+
 func validateCreate(req *OrderRequest) (Buyer, error) {
 	var b Buyer
 	if req.Buyer == nil {
@@ -165,11 +177,8 @@ func validateCreate(req *OrderRequest) (Buyer, error) {
 		return b, Invalid("buyer.email", "buyer.email is required")
 	}
 	email := strings.TrimSpace(*req.Buyer.Email)
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
-		return b, Invalid("buyer.email", "buyer.email %q is not a valid email address", email)
-	}
-	if strings.ContainsAny(email[strings.LastIndex(email, "@"):], "[]") {
-		return b, Invalid("buyer.email", "buyer.email %q has an IP address for its domain: give an address at a domain name, like anna@example.com", email)
+	if err := checkEmail("buyer.email", email); err != nil {
+		return b, err
 	}
 	b.Email = email
 	if req.Buyer.Name != nil {

@@ -168,6 +168,20 @@ func (s *TicketKeys) Sign(ctx context.Context, t Tenant, c ticketcode.Claims) (s
 	return ticketcode.Sign(c, k.Kid, ck.priv)
 }
 
+// SignAdmissionPage signs a page of an admission list with the tenant's
+// signing key (docs/door.md#the-admission-list).
+func (s *TicketKeys) SignAdmissionPage(ctx context.Context, t Tenant, p *ticketcode.AdmissionPage) error {
+	ck, err := s.cached(ctx, t, false)
+	if err != nil {
+		return err
+	}
+	k, ok := ck.set.Signing()
+	if !ok {
+		return fmt.Errorf("ticket keys of %s/%s have no signing key", t.OrganizerID, t.Environment)
+	}
+	return ticketcode.SignAdmissionPage(p, k.Kid, ck.priv)
+}
+
 // Rotate makes a new signing key for the tenant; the current one keeps
 // verifying for overlap (0: the configured overlap). It returns the new set.
 func (s *TicketKeys) Rotate(ctx context.Context, t Tenant, overlap time.Duration) (*ticketcode.KeySet, error) {

@@ -44,8 +44,8 @@ func checkEvents(events []string) ([]string, error) {
 	var out []string
 	for _, e := range events {
 		e = strings.TrimSpace(e)
-		if !slices.Contains(EventTypes, e) {
-			return nil, ticketing.Invalid("enabled_events", "unknown event type %q; use %s", e, strings.Join(EventTypes, ", "))
+		if !slices.Contains(EventTypes, e) && !slices.Contains(OptInEventTypes, e) {
+			return nil, ticketing.Invalid("enabled_events", "unknown event type %q; use %s", e, strings.Join(append(slices.Clone(EventTypes), OptInEventTypes...), ", "))
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)

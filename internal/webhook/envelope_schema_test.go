@@ -12,6 +12,7 @@ import (
 
 	"tix/internal/api"
 	"tix/internal/api/openapitest"
+	"tix/internal/app"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
@@ -54,12 +55,26 @@ func TestEnvelopesMatchTheOpenAPIDocument(t *testing.T) {
 		defer mu.Unlock()
 		return bodies[ticketing.EventOrderPaid] != nil
 	})
+	app.EnableDoor(h.a) // ticket.checked_in, to an endpoint that names it
+	h.endpoint(rc, true, ticketing.EventTicketCheckedIn)
+	o, err := h.a.Sales.Orders.Order(h.ctx, h.tenant, paid.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := h.a.CheckIns.Scan(h.ctx, h.tenant, ticketing.Scan{Code: o.Tickets[0].Number, Gate: "north", KeyID: "key_l"}); err != nil || res.Result != ticketing.ResultAdmitted {
+		t.Fatalf("scan: %+v %v", res, err)
+	}
+	testenv.WaitFor(t, 10*time.Second, "ticket.checked_in", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return bodies[ticketing.EventTicketCheckedIn] != nil
+	})
 
 	doc := openAPIDocument(t)
 	v := openapitest.New(t)
 	mu.Lock()
 	defer mu.Unlock()
-	for _, typ := range []string{webhook.TypeEndpointVerify, webhook.TypeWebhookTest, ticketing.EventOrderPaid} {
+	for _, typ := range []string{webhook.TypeEndpointVerify, webhook.TypeWebhookTest, ticketing.EventOrderPaid, ticketing.EventTicketCheckedIn} {
 		body := bodies[typ]
 		if body == nil {
 			t.Errorf("%s was not received", typ)

@@ -10,6 +10,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,8 +26,13 @@ const (
 	TypeWebhookTest    = "webhook.test"
 )
 
-// EventTypes are the order event types an endpoint may subscribe to.
+// EventTypes are the order event types an endpoint subscribes to when it
+// names none.
 var EventTypes = []string{ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded}
+
+// OptInEventTypes are delivered only to endpoints that name them in
+// enabled_events: not in the default set, nor in "*" (docs/webhooks.md).
+var OptInEventTypes = []string{ticketing.EventTicketCheckedIn, ticketing.EventTicketTransferred}
 
 // EndpointStatus is active or disabled (contract section 3).
 type EndpointStatus string
@@ -76,8 +82,9 @@ type Endpoint struct {
 
 // Subscribes reports whether the endpoint wants events of type typ.
 func (e *Endpoint) Subscribes(typ string) bool {
+	optIn := slices.Contains(OptInEventTypes, typ)
 	for _, t := range e.EnabledEvents {
-		if t == typ || t == "*" {
+		if t == typ || (t == "*" && !optIn) {
 			return true
 		}
 	}

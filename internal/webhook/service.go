@@ -125,6 +125,9 @@ func (s *Service) Fanout(ctx context.Context, eventID string) error {
 
 func (s *Service) newDelivery(ev *ticketing.OrderEvent, ep *Endpoint, now time.Time) *Delivery {
 	order := ev.Order.ID
+	if ev.CheckIn != nil {
+		order = ev.CheckIn.OrderID
+	}
 	d := &Delivery{
 		ID: DeliveryID(ev.ID, ep.ID), OrganizerID: ev.OrganizerID, Environment: ev.Environment,
 		EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, OrderID: &order,

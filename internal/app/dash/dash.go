@@ -5,9 +5,11 @@ package dash
 
 import (
 	"net/http"
+	"strings"
 
 	"tix/internal/app"
 	"tix/internal/dashboard"
+	"tix/internal/dashboard/scanner"
 	"tix/internal/payment"
 	"tix/internal/store"
 	"tix/internal/ticketing"
@@ -29,7 +31,7 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	s.PasskeyRPID, s.PasskeyOrigins = a.Config.Dashboard.WebAuthnRPID, a.Config.Dashboard.WebAuthnOrigins
 	d := &dashboard.Server{
 		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
-		Sales: store.TallyOf(a.Store), Catalog: a.Store.Catalog,
+		Sales: store.TallyOf(a.Store), Catalog: a.Store.Catalog, Door: a.Store.Tickets(),
 		Counter: a.Store.Keys, Passkeys: a.Store.Passkeys(), Clock: a.Webhooks.Clock, Settings: s,
 		Payments: a.Store.Payments, Identities: a.Store.Emails,
 		Terminals: &payment.Terminals{Accounts: a.Store.Payments, Box: a.Webhooks.Box, BaseURL: a.Config.Payments.TBankURL,
@@ -37,6 +39,8 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	}
 	d.Orders, d.OrderWebhooks = a.Sales.Orders, a.Webhooks
 	d.Search = &ticketing.OrderSearch{Orders: a.Sales.Orders, Finder: a.Store.Search}
+	d.Scanner = &scanner.Server{Keys: a.Store.Keys, CheckIns: a.CheckIns, TicketKeys: a.TicketKeys, Events: a.Store.Catalog,
+		Box: a.Webhooks.Box, Clock: a.Webhooks.Clock, Base: s.Path, Secure: !strings.HasPrefix(s.PublicURL, "http://")}
 	if a.Email != nil {
 		d.Mail = a.Email
 		d.OrderEmails = a.Email

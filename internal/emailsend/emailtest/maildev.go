@@ -38,6 +38,31 @@ func (d MailDev) Raw(ctx context.Context, to string, timeout time.Duration) ([]b
 	}
 }
 
+// RawAll waits up to timeout until the inbox holds at least n messages to
+// address to and returns the source of each, oldest first.
+func (d MailDev) RawAll(ctx context.Context, to string, n int, timeout time.Duration) ([][]byte, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		ids, err := d.ids(ctx, to)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) >= n {
+			out := make([][]byte, len(ids))
+			for i, id := range ids {
+				if out[i], err = d.get(ctx, "/api/email/"+url.PathEscape(id)+"/source"); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("maildev: %d messages to %s within %s, want %d", len(ids), to, timeout, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // Count is how many messages the inbox holds for address to.
 func (d MailDev) Count(ctx context.Context, to string) (int, error) {
 	ids, err := d.ids(ctx, to)

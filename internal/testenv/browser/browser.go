@@ -81,12 +81,12 @@ func flags(tb testing.TB, path string) []chromedp.ExecAllocatorOption {
 }
 
 // New starts Chromium for the test; everything it does must finish within
-// timeout.
-func New(tb testing.TB, timeout time.Duration) *Browser {
+// timeout. extra adds launch flags (a fake camera, say) to the usual ones.
+func New(tb testing.TB, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) *Browser {
 	tb.Helper()
 	path := Path(tb)
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, flags(tb, path)...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(flags(tb, path), extra...)...)
 	b := &Browser{urls: map[network.RequestID]string{}}
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithListener(b.record))
 	tb.Cleanup(func() { cancelTab(); cancelAlloc(); cancelTimeout() })

@@ -3,6 +3,7 @@ package lambdaenv
 import (
 	"context"
 	"testing"
+	"time"
 
 	"tix/internal/app"
 	"tix/internal/ticketing"
@@ -11,7 +12,8 @@ import (
 // AddCheckIns pays a two-ticket test order of tier_l and admits its second
 // ticket, and adds to Vars: ADMIT_TICKET_NUMBER, the first ticket (what
 // checkins-check-in.json admits), and CHECK_IN_ID, the second's check-in
-// (what checkins-undo.json undoes).
+// (what checkins-undo.json undoes), and SCANNED_AT, a minute ago (the
+// offline scan of checkins-batch.json).
 func (e *Env) AddCheckIns(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
@@ -34,4 +36,5 @@ func (e *Env) AddCheckIns(t *testing.T) {
 	}
 	e.Vars["ADMIT_TICKET_NUMBER"] = o.Tickets[0].Number
 	e.Vars["CHECK_IN_ID"] = scan.CheckIn.ID
+	e.Vars["SCANNED_AT"] = a.Sales.Deps.Clock.Now().UTC().Add(-time.Minute).Format(time.RFC3339) // checkins-batch.json's offline scan
 }

@@ -59,6 +59,7 @@ func routerRoutes(t *testing.T) []routeInfo {
 	t.Helper()
 	srv := &api.Server{}
 	srv.EnableDoor(nil, nil) // the door's routes too (app.EnableDoor)
+	srv.EnableTransfers(nil) // and the transfers' (app.EnableDoor)
 	var rs []routeInfo
 	for _, g := range api.AllGroups {
 		for _, k := range srv.RouteKeys(g) {

@@ -109,7 +109,7 @@ func NewWithSettings(t *testing.T, c clock.Clock, settings map[string]string) *E
 		Title: "Lambda Show", Slug: &slug, City: "Kazan", Venue: "Hall", StartsAt: now.Add(48 * time.Hour), EndsAt: now.Add(50 * time.Hour),
 		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now, HasSeating: true,
 		Tiers: []ticketing.Tier{
-			{ID: "tier_l", Name: "GA", Price: 100000, Capacity: 10, PersonsIncluded: 1, Color: "#000000"},
+			{ID: "tier_l", Name: "GA", Price: 100000, Capacity: 20, PersonsIncluded: 1, Color: "#000000"},
 			{ID: "tier_seat", Name: "Seats", Price: 200000, Capacity: 4, PersonsIncluded: 1, Color: "#FF0000", ZoneID: "zone_s", Seated: true},
 		},
 		Zones: []ticketing.ZoneSummary{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seat", SeatCount: 4}},
@@ -347,6 +347,11 @@ func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPR
 				// The API reference page and its script.
 				if !strings.HasPrefix(ct, "text/html") && !strings.HasPrefix(ct, "text/javascript") {
 					t.Fatalf("Content-Type %q, want the HTML page or its script", ct)
+				}
+			} else if strings.HasPrefix(sample.Event.RawPath, "/v1/transfers/") && strings.HasSuffix(sample.Event.RawPath, "/accept") {
+				// A transfer's accept page, under its Content-Security-Policy.
+				if !strings.HasPrefix(ct, "text/html") || res.Headers["Content-Security-Policy"] == "" {
+					t.Fatalf("Content-Type %q, CSP %q: want the HTML page", ct, res.Headers["Content-Security-Policy"])
 				}
 			} else if strings.HasPrefix(sample.Event.RawPath, "/v1/payment-notifications/") && res.StatusCode == 200 {
 				if res.Body != "OK" { // what the bank waits for
