@@ -62,3 +62,11 @@ func (s *Store) PutIndexedTicket(ctx context.Context, env ticketing.Environment,
 	}})
 	return err
 }
+
+// PutPromoUses sets the uses counted on shard of a limited code of event.
+func (s *Store) PutPromoUses(ctx context.Context, event string, env ticketing.Environment, code string, shard, used int) error {
+	item := promoKey(event, env, code, shard)
+	item["used"] = num(strconv.Itoa(used))
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
+	return err
+}

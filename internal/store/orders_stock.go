@@ -140,7 +140,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			if conflicts++; conflicts >= 2*txAttempts {
 				return fmt.Errorf("%s %s: %w: %w", op, o.ID, ticketing.ErrContended, err)
 			}
-			paused, err := avoidHeld(ctx, s.core, o, ev, tx, err, pauses)
+			paused, err := avoidHeld(ctx, s.core, o, ev, tx, err, pauses, conflicts > 1)
 			if err != nil {
 				return err
 			}
@@ -162,7 +162,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			case !isStock:
 				return other(tx, err, i)
 			case ref.line == promoLine && attempt > shardAttempts:
-				return ticketing.ErrPromoExhausted
+				return promosOf(s.core).promoGiveUp(ctx, o, ev)
 			case ref.line == promoLine:
 				if err := promosOf(s.core).replanPromo(ctx, o, ev, ref.shard); err != nil {
 					return err
@@ -185,7 +185,10 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 // moves to another shard with room (as far as this process knows); when an
 // item other than a shard or a tally item was held, or no line could move,
 // it waits as transact waits before its attempt+1, and reports that it did.
-func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int) (bool, error) {
+// A promo code's shard held again (again: not the order's first conflict)
+// moves and waits: when a code's last uses are on a few shards, the orders
+// after them would otherwise spend their attempts hopping among held shards.
+func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int, again bool) (bool, error) {
 	stuck := false
 	for _, i := range conflicted(err) {
 		if i >= len(tx.items) {
@@ -196,7 +199,7 @@ func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.E
 			if err != nil {
 				return false, err
 			}
-			stuck = stuck || !moved
+			stuck = stuck || !moved || again
 			continue
 		}
 		if ref, isStock := tx.stock[i]; isStock {

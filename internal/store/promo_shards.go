@@ -44,8 +44,10 @@ func promoCaps(o *ticketing.Order, ev *ticketing.Event) []int {
 
 // planPromo chooses the shard an order with a limited code tries first: one
 // at random among those the process has not lately seen used up. When the
-// levels it read within shardHintTTL show every shard used up, the code is
-// used up without a transaction, as PromoUses says (a use given back in
+// levels it saw within shardHintTTL show every shard used up, the code is
+// used up without a transaction, as PromoUses says: those levels hold only
+// what a consistent read, a refused condition or a committed use showed,
+// never a shard merely held by another transaction (a use given back in
 // another process is seen within shardHintTTL, in this one at once).
 func (s promoShards) planPromo(o *ticketing.Order, ev *ticketing.Event) error {
 	if o.Promo == nil || !o.Promo.Limited {
@@ -131,21 +133,6 @@ func (s promoShards) replanPromo(ctx context.Context, o *ticketing.Order, ev *ti
 	return nil
 }
 
-// movePromo moves the order's use off a shard another transaction held,
-// to a random other shard with room as far as the process knows.
-func movePromo(hints *shardHints, o *ticketing.Order, ev *ticketing.Event, busy int) bool {
-	caps := promoCaps(o, ev)
-	if len(caps) < 2 {
-		return false
-	}
-	shard, ok := ticketing.PickPromoShard(caps, hints.get(promoHintKey(o.EventID, o.Environment, o.Promo.Code)), busy)
-	if !ok {
-		return false
-	}
-	o.Promo.Shard = shard
-	return true
-}
-
 // tookPromo counts a committed use in the process's fresh levels of the
 // code, so that its next PromoUses sees it.
 func (s promoShards) tookPromo(o *ticketing.Order, tx *orderTxn) {
@@ -155,37 +142,57 @@ func (s promoShards) tookPromo(o *ticketing.Order, tx *orderTxn) {
 }
 
 // promoHeld moves the order's use off shard busy, which another transaction
-// held, to another shard with room as the process's fresh levels of the
-// code show (read now when it has none, and again when they show no other
-// shard with room), in which busy counts as used up for shardHintTTL: its
-// last use is likely the holder's. When that read shows no other shard with room, the
-// code's last uses are on busy, which another order's transaction is
-// taking: the code is used up for this order (should that transaction
-// fail, the use stays for the next order; it is never lost).
+// held, to another shard with room as the process's levels of the code
+// show (read now when it has none, and again when they show no other shard
+// with room). The levels only hold what a consistent read, a refused
+// condition or a committed use showed: a held shard is not counted as used
+// up, since the transaction holding it may take one of several uses left
+// or fail. When no other shard has room but busy, the order waits for busy
+// (false: the caller pauses); when a consistent read shows every shard
+// used up, busy included, the code is used up for this order.
 func (s promoShards) promoHeld(ctx context.Context, o *ticketing.Order, ev *ticketing.Event, busy int) (bool, error) {
 	caps := promoCaps(o, ev)
 	if len(caps) < 2 {
 		return false, nil
 	}
 	key := promoHintKey(o.EventID, o.Environment, o.Promo.Code)
-	fresh := s.shardHints.refused(key, busy, caps[busy], 1) == nil
-	for {
-		if fresh {
-			used, err := s.readPromoShards(ctx, o.EventID, o.Environment, o.Promo.Code, len(caps))
-			if err != nil {
+	used := s.shardHints.get(key)
+	for read := used == nil; ; read = true {
+		if read {
+			var err error
+			if used, err = s.readPromoShards(ctx, o.EventID, o.Environment, o.Promo.Code, len(caps)); err != nil {
 				return false, err
 			}
-			used[busy] = max(used[busy], caps[busy])
 			s.shardHints.put(key, used)
 		}
-		if movePromo(&s.shardHints, o, ev, busy) {
+		if shard, ok := ticketing.PickPromoShard(caps, used, busy); ok {
+			o.Promo.Shard = shard
 			return true, nil
 		}
-		if fresh {
-			return false, ticketing.ErrPromoExhausted
+		if read {
+			break
 		}
-		fresh = true
 	}
+	if used[busy] < caps[busy] {
+		return false, nil
+	}
+	return false, ticketing.ErrPromoExhausted
+}
+
+// promoGiveUp answers an order whose code's shards refused it
+// shardAttempts times: used up when a consistent read shows every shard
+// used up, else ErrContended (retry: other orders are taking the last uses).
+func (s promoShards) promoGiveUp(ctx context.Context, o *ticketing.Order, ev *ticketing.Event) error {
+	caps := promoCaps(o, ev)
+	used, err := s.readPromoShards(ctx, o.EventID, o.Environment, o.Promo.Code, len(caps))
+	if err != nil {
+		return err
+	}
+	s.shardHints.put(promoHintKey(o.EventID, o.Environment, o.Promo.Code), used)
+	if _, ok := ticketing.PickPromoShard(caps, used, -1); ok {
+		return fmt.Errorf("promo code %s: %w: its last uses are being taken", o.Promo.Code, ticketing.ErrContended)
+	}
+	return ticketing.ErrPromoExhausted
 }
 
 // readPromoShards reads the uses of a code's n shards (strongly consistent).

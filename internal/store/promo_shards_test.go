@@ -205,3 +205,51 @@ func promoOrder(ev *ticketing.Event, now time.Time, i int) *ticketing.Order {
 		Promo: &ticketing.AppliedPromo{Code: "ONSALE", Type: ticketing.PromoPercent, Value: 10, Discount: 15000, Limited: true},
 		Buyer: ticketing.Buyer{Email: fmt.Sprintf("p%d@example.com", i)}, KeyID: "key_pc", CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
 }
+
+// The code's last uses are on one shard (of two uses, one left after an
+// order takes it) while that order's transaction still holds it: the next
+// order waits for the shard and gets the last use instead of being
+// refused as used up, and only the order after it, when a consistent read
+// shows every shard used up, is refused.
+func TestLimitedPromoCodeLastUseOnAHeldShard(t *testing.T) {
+	const maxUses = ticketing.MaxStockShards + 1 // shard 0 counts two uses, the others one
+	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), 2*time.Second)
+	now := time.Now().UTC().Truncate(time.Second)
+	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
+	st.SetConflictWait(100 * time.Millisecond)
+	ctx := context.Background()
+	ev := promoEvent(now, maxUses)
+	ev.ID = "evt_held_pc"
+	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	if caps := ticketing.PromoShardCaps(ev, maxUses); caps[0] != 2 || caps[1] != 1 {
+		t.Fatalf("shard parts %v, want 2 on shard 0, 1 on the others", caps[:2])
+	}
+	for sh := 1; sh < ticketing.MaxStockShards; sh++ {
+		if err := st.PutPromoUses(ctx, ev.ID, ticketing.EnvTest, "ONSALE", sh, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var placed []*ticketing.Order
+	for i, want := range []error{nil, nil, ticketing.ErrPromoExhausted} {
+		o := promoOrder(ev, now, i)
+		err := st.Orders.CreateOrder(ctx, o, ev, now)
+		if !errors.Is(err, want) && (want != nil || err != nil) {
+			t.Fatalf("order %d: %v, want %v (%d transactions, %d cancelled for a conflict)", i, err, want, proxy.Transactions(), proxy.Conflicts())
+		}
+		if err == nil {
+			placed = append(placed, o)
+		}
+	}
+	if proxy.Conflicts() == 0 {
+		t.Fatal("no transaction met the held shard")
+	}
+	stock, err := st.Catalog.GetStock(ctx, ev.ID, ticketing.EnvTest, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stock.Promos["ONSALE"][0]; got != 2 || placed[0].Promo.Shard != 0 || placed[1].Promo.Shard != 0 {
+		t.Fatalf("shard 0 holds %d uses (orders on shards %d, %d), want both of its 2", got, placed[0].Promo.Shard, placed[1].Promo.Shard)
+	}
+}
