@@ -46,6 +46,7 @@ var commands = []command{
 	{"webhooks enable", "ID", "re-enable a disabled endpoint with a clean failure count", webhooksEnable},
 	{"webhooks test", "ID", "send webhook.test now (not a delivery; health unchanged)", webhooksTest},
 	{"webhooks delete", "ID", "delete an endpoint", webhooksDelete},
+	{"webhooks replay", "ID (--since TIME [--idempotency-key KEY] | --show REPLAY_ID)", "send an endpoint every event of the event log since TIME again (behind live traffic), or show a replay's progress", webhooksReplay},
 	{"payments strays", "", "stray payments: money confirmed under an order that the order does not own or not for its amount, and the refund of each", paymentsStrays},
 	{"orders show", "ORDER_ID", "an order's status, payment, refund, late payment and emails", ordersShow},
 	{"orders resend-tickets", "ORDER_ID [--call-id ID]", "send a paid order's tickets again to the buyer (once per call id)", ordersResendTickets},
