@@ -175,6 +175,7 @@ var Routes = map[string]string{
 	"POST " + NotificationRoutePath:    "orders",
 	"POST " + SecretScanningRoutePath:  "webhooks",
 	"ANY /webhook-endpoints":           "webhooks",
+	"ANY /webhook-endpoints/{proxy+}":  "webhooks", // replays (docs/webhooks.md)
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
 	"ANY /order-events":                "webhooks",

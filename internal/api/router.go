@@ -237,6 +237,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/order-events", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true,
 			query: []string{"limit", "cursor", "type", "order_id", "created_after"}, handle: s.listOrderEvents},
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
+		{method: "POST", pattern: "/webhook-endpoints/{id}/replay", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.replayWebhooks},
+		{method: "GET", pattern: "/webhook-endpoints/{id}/replays/{replay_id}", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.getWebhookReplay},
 		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
 		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},
 	}, slices.Concat(s.doorRoutes, s.transferRoutes)...)

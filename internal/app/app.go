@@ -91,6 +91,7 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	wh.Replays = st.WebhookReplays()
 	srv := NewServer(cfg, st, c)
 	// What this process sells, cancels or refunds drops its cached views.
 	sales := NewSales(cfg, srv.Catalog.Cache.Watch(st.Sales()), timers, c)

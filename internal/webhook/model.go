@@ -127,6 +127,9 @@ type Delivery struct {
 	CreatedAt      time.Time             `json:"created_at"`
 	// Log is every attempt, oldest first (the last MaxLog are kept).
 	Log []Attempt `json:"log"`
+	// ReplayID is the replay whose generation this is ("" for live traffic
+	// and redeliveries): its attempts yield to live ones (replay.go).
+	ReplayID string `json:"replay_id,omitempty"`
 	// RecheckAt is when the sweep takes a pending delivery for lost: its next
 	// attempt is due and no attempt has been recorded since. Only pending
 	// deliveries have it (the store's sparse due index).
@@ -318,6 +321,7 @@ type OutboundLimiter interface {
 const (
 	KindFanout  = "fanout"  // fan an outbox event out into deliveries
 	KindAttempt = "attempt" // make attempt N of generation Gen of a delivery, at Due
+	KindReplay  = "replay"  // queue the page at Cursor of replay ReplayID
 )
 
 // Message is one deliveries-queue message.
@@ -327,6 +331,8 @@ type Message struct {
 	DeliveryID string    `json:"delivery_id,omitempty"` // attempt
 	Gen        int       `json:"gen,omitempty"`
 	N          int       `json:"n,omitempty"`
+	ReplayID   string    `json:"replay_id,omitempty"` // replay
+	Cursor     string    `json:"cursor,omitempty"`    // replay
 	Due        time.Time `json:"due"`
 }
 

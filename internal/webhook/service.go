@@ -37,6 +37,8 @@ type Service struct {
 	Subscribers []Subscriber
 	// Alerts, when set, tells the owner that an endpoint was disabled by its failures.
 	Alerts OwnerAlerts
+	// Replays, when set, keeps replays (POST /webhook-endpoints/{id}/replay).
+	Replays ReplayStore
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
@@ -66,6 +68,7 @@ func (s *Service) HandleMessage(ctx context.Context, body []byte) error {
 	switch {
 	case m.Kind == KindFanout && m.EventID != "":
 	case m.Kind == KindAttempt && m.DeliveryID != "" && m.Gen >= 1 && m.N >= 1:
+	case m.Kind == KindReplay && m.ReplayID != "" && s.Replays != nil:
 	default:
 		return fmt.Errorf("%w: %s", ErrMalformedMessage, body)
 	}
@@ -73,8 +76,11 @@ func (s *Service) HandleMessage(ctx context.Context, body []byte) error {
 	if m.Due.After(now.Add(hopSlack)) {
 		return s.Queue.Send(ctx, m, m.Due.Sub(now))
 	}
-	if m.Kind == KindFanout {
+	switch m.Kind {
+	case KindFanout:
 		return s.Fanout(ctx, m.EventID)
+	case KindReplay:
+		return s.ReplayPage(ctx, m)
 	}
 	return s.Attempt(ctx, m)
 }
@@ -173,7 +179,7 @@ func (s *Service) Attempt(ctx context.Context, m Message) error {
 	if reason := notReceiving(ep); reason != "" {
 		return s.skip(ctx, d, reason, now)
 	}
-	if ok, err := s.admit(ctx, ep.URL, now); err != nil || !ok {
+	if ok, err := s.admit(ctx, ep.URL, d.ReplayID != "", now); err != nil || !ok {
 		if err != nil {
 			return err
 		}
@@ -191,7 +197,7 @@ func (s *Service) Attempt(ctx context.Context, m Message) error {
 	}
 	res := s.Sender.Post(ctx, ep.Environment == ticketing.EnvLive, ep.URL, body, SignAll(ev.ID, now, body, secrets...))
 	s.record(d, m.N, now, res)
-	if err := s.Store.SaveDelivery(ctx, d); err != nil {
+	if err := s.saveDelivery(ctx, d); err != nil {
 		if errors.Is(err, ErrStateChanged) {
 			return nil // a duplicate of this message recorded it first
 		}
@@ -221,7 +227,7 @@ func notReceiving(ep *Endpoint) string {
 func (s *Service) skip(ctx context.Context, d *Delivery, reason string, now time.Time) error {
 	d.Status, d.RecheckAt, d.LastError = DeliverySkipped, nil, &reason
 	d.NextAttemptAt = now
-	err := s.Store.SaveDelivery(ctx, d)
+	err := s.saveDelivery(ctx, d)
 	if errors.Is(err, ErrStateChanged) {
 		return nil
 	}
@@ -259,11 +265,15 @@ func (s *Service) record(d *Delivery, n int, now time.Time, res Result) {
 	}
 }
 
-// admit takes the attempt from the per-domain and the global outbound budget.
-func (s *Service) admit(ctx context.Context, rawURL string, now time.Time) (bool, error) {
+// admit takes the attempt from the per-domain and the global outbound
+// budget (a replay's from its share: admitReplay).
+func (s *Service) admit(ctx context.Context, rawURL string, replay bool, now time.Time) (bool, error) {
 	host := "invalid"
 	if u, err := url.Parse(rawURL); err == nil {
 		host = strings.ToLower(u.Hostname())
+	}
+	if replay {
+		return s.admitReplay(ctx, host, now)
 	}
 	ok, err := s.Store.TakeOutbound(ctx, "host:"+host, s.Settings.DomainRate, now)
 	if err != nil || !ok {
@@ -461,6 +471,7 @@ func (s *Service) Redeliver(ctx context.Context, org string, env ticketing.Envir
 	}
 	now := s.now()
 	s.schedule(d, d.Gen+1, now, s.Settings.RedeliverDelay)
+	d.ReplayID = "" // a redelivery is the caller's own, no replay's
 	if err := s.Store.SaveDelivery(ctx, d); err != nil {
 		if errors.Is(err, ErrStateChanged) {
 			return nil, ticketing.Errorf(ticketing.CodeConflict, "delivery %s changed while redelivering; read it and try again", d.ID)

@@ -33,6 +33,11 @@ type Settings struct {
 	MaxEndpoints int
 	// SweepBatch bounds the work of one sweep run per kind.
 	SweepBatch int
+	// A replay queues ReplayBatch events per page, ReplayPause apart, and its
+	// attempts take at most ReplayShare of DomainRate and GlobalRate (replay.go).
+	ReplayBatch int
+	ReplayPause time.Duration
+	ReplayShare float64
 }
 
 // DefaultSchedule is the contract's retry schedule (section 6, Delivery rule 1).
@@ -53,6 +58,9 @@ var DefaultSettings = Settings{
 	SweepGrace:         time.Minute,
 	MaxEndpoints:       16,
 	SweepBatch:         500,
+	ReplayBatch:        25,
+	ReplayPause:        time.Second,
+	ReplayShare:        0.5,
 }
 
 // disableReason tells whether an endpoint with this health is disabled now,

@@ -46,6 +46,7 @@ var commands = []command{
 	{"webhooks enable", "ID", "re-enable a disabled endpoint with a clean failure count", webhooksEnable},
 	{"webhooks test", "ID", "send webhook.test now (not a delivery; health unchanged)", webhooksTest},
 	{"webhooks delete", "ID", "delete an endpoint", webhooksDelete},
+	{"webhooks replay", "ID (--since TIME [--idempotency-key KEY] | --show REPLAY_ID)", "send an endpoint every event of the event log since TIME again (behind live traffic), or show a replay's progress", webhooksReplay},
 	{"listen", "--forward-to URL [--api URL] [--key sk_...] [--since TIME|DURATION] [--events order.paid,...] [--secret whsec_...] [--interval 1s] [--page-size N]", "follow the event log through the API and forward each new event to a local URL, signed with a secret it prints (^C stops)", listen},
 	{"payments strays", "", "stray payments: money confirmed under an order that the order does not own or not for its amount, and the refund of each", paymentsStrays},
 	{"orders show", "ORDER_ID", "an order's status, payment, refund, late payment and emails", ordersShow},

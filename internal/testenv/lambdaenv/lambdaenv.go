@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -259,7 +260,8 @@ func (e *Env) AddHold(t *testing.T) {
 
 // AddWebhookDelivery creates a verified webhook endpoint and a failed delivery
 // of a real order.paid event to it (fanned out by the real service), and adds
-// DELIVERY_ID to Vars: what webhooks-redeliver.json redelivers. Nothing
+// DELIVERY_ID to Vars: what webhooks-redeliver.json redelivers; and a replay
+// of that endpoint (ENDPOINT_ID, REPLAY_ID, REPLAY_SINCE an hour ago). Nothing
 // consumes the deliveries queue in the functions' tests, so nothing is sent to
 // the endpoint's URL.
 func (e *Env) AddWebhookDelivery(t *testing.T) {
@@ -306,6 +308,14 @@ func (e *Env) AddWebhookDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Vars["DELIVERY_ID"] = d.ID
+	// A replay of the endpoint (webhooks-get-replay.json reads it; webhooks-replay.json starts another).
+	since := time.Now().Add(-time.Hour)
+	rp, err := a.Webhooks.StartReplay(ctx, webhook.ReplayRequest{OrganizerID: tenant.OrganizerID, Environment: tenant.Environment,
+		EndpointID: ep.ID, Since: since, IdempotencyKey: "fixture-replay"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Vars["ENDPOINT_ID"], e.Vars["REPLAY_ID"], e.Vars["REPLAY_SINCE"] = ep.ID, rp.ID, strconv.FormatInt(since.Unix(), 10)
 }
 
 func seats(n int) []ticketing.Seat {
