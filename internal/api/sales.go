@@ -71,7 +71,7 @@ func (s *Server) createHold(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.EventID != nil {
-		if _, err := s.admitted(r, *req.EventID, deref(req.OccurrenceID)); err != nil {
+		if _, err := s.admitted(r, *req.EventID, deref(req.OccurrenceID), ""); err != nil {
 			return err
 		}
 	}

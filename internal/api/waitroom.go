@@ -22,8 +22,7 @@ type WaitingRoom interface {
 	NewChallenge(ctx context.Context, t ticketing.Tenant, eventID string) (*waitroom.Challenge, error)
 	Join(ctx context.Context, t ticketing.Tenant, eventID, challenge, nonce, ip string) (*waitroom.Joined, error)
 	QueueStatus(ctx context.Context, t ticketing.Tenant, eventID, token, ip string) (*waitroom.Status, error)
-	Admit(ctx context.Context, t ticketing.Tenant, eventID, occ, token, ip string) (*waitroom.Admission, error)
-	Spend(ctx context.Context, a *waitroom.Admission, claim string) error
+	Admit(ctx context.Context, t ticketing.Tenant, eventID, occ, token, ip, claim string) (*waitroom.Admission, error)
 	Unspend(ctx context.Context, a *waitroom.Admission, claim string) error
 }
 
@@ -128,15 +127,15 @@ func (s *Server) queueStatus(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// admitted checks the admission of a publishable-key hold or order of
-// eventID (nil when the caller is a secret key or the occurrence has no
-// waiting room).
-func (s *Server) admitted(r *http.Request, eventID, occ string) (*waitroom.Admission, error) {
+// admitted checks the admission of a publishable-key hold (claim "") or
+// order (claim: its idempotency key, which spends it) of eventID (nil when
+// the caller is a secret key or the occurrence has no waiting room).
+func (s *Server) admitted(r *http.Request, eventID, occ, claim string) (*waitroom.Admission, error) {
 	c := callerOf(r.Context())
 	if s.Waitroom == nil || c == nil || c.key.Type != auth.Publishable || eventID == "" {
 		return nil, nil
 	}
-	return s.Waitroom.Admit(r.Context(), c.tenant(), eventID, occ, r.Header.Get(admissionHeader), clientIP(r))
+	return s.Waitroom.Admit(r.Context(), c.tenant(), eventID, occ, r.Header.Get(admissionHeader), clientIP(r), claim)
 }
 
 // orderEvent is the event (and occurrence) an order is for: named, or its
@@ -200,11 +199,8 @@ func (s *Server) orderAdmission(r *http.Request, key string, req ticketing.Order
 	if err != nil {
 		return done, err
 	}
-	a, err := s.admitted(r, ev, occ)
+	a, err := s.admitted(r, ev, occ, key)
 	if err != nil || a == nil {
-		return done, err
-	}
-	if err := s.Waitroom.Spend(r.Context(), a, key); err != nil {
 		return done, err
 	}
 	return func(err error) {

@@ -34,8 +34,10 @@ func admissionID(sig signer, qid string) string {
 // carries (token: the Tix-Admission header), read on network ip. It answers
 // nil, nil when the occurrence is not protected (or not by t); else the
 // admission, or 403 admission_required when it is missing, expired, of
-// another event or network, or spent (an order bought with it).
-func (s *Service) Admit(ctx context.Context, t ticketing.Tenant, eventID, occ, token, ip string) (*Admission, error) {
+// another event or network, or spent. A hold (claim "") only reads whether
+// an order spent it; an order (claim: its idempotency key) spends it, once
+// (a retry of the same order passes again), before the order is written.
+func (s *Service) Admit(ctx context.Context, t ticketing.Tenant, eventID, occ, token, ip, claim string) (*Admission, error) {
 	p, err := s.protection(ctx, eventID)
 	if err != nil || p == nil || p.Tenant != t || !p.Covers(occ) {
 		return nil, err
@@ -55,6 +57,9 @@ func (s *Service) Admit(ctx context.Context, t ticketing.Tenant, eventID, occ, t
 		return nil, refused(p, "the admission was given to another network; admissions work only where the queue admitted you")
 	}
 	adm := &Admission{ID: a.ID, EventID: p.EventID, ExpiresAt: time.UnixMilli(a.Exp)}
+	if claim != "" {
+		return adm, s.spend(ctx, adm, claim)
+	}
 	spent, err := s.Store.AdmissionSpent(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -65,10 +70,8 @@ func (s *Service) Admit(ctx context.Context, t ticketing.Tenant, eventID, occ, t
 	return adm, nil
 }
 
-// Spend marks a spent by the order of idempotency key claim, before the
-// order is written: once (a retry of the same order passes again); another
-// order with it is refused.
-func (s *Service) Spend(ctx context.Context, a *Admission, claim string) error {
+// spend marks a spent by the order of idempotency key claim.
+func (s *Service) spend(ctx context.Context, a *Admission, claim string) error {
 	err := s.Store.ClaimAdmission(ctx, a.ID, claim, a.ExpiresAt.Add(24*time.Hour))
 	if errors.Is(err, ErrAdmissionSpent) {
 		return &ticketing.Error{Code: ticketing.CodeAdmissionRequired, Param: "Tix-Admission",

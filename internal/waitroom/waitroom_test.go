@@ -185,7 +185,7 @@ func admission(t *testing.T, s *waitroom.Service, c *clock.Fixed, ip string) str
 func TestAdmit_RefusesMissingForeignExpiredCopiedAndSpentAdmissions(t *testing.T) {
 	s, _, c := room(t)
 	adm := admission(t, s, c, "10.3.0.1")
-	a, err := s.Admit(ctx, tenant, "evt_1", "occ_1", adm, "10.3.0.200") // same /24
+	a, err := s.Admit(ctx, tenant, "evt_1", "occ_1", adm, "10.3.0.200", "") // same /24
 	if err != nil || a == nil {
 		t.Fatalf("valid admission: %v", err)
 	}
@@ -200,46 +200,47 @@ func TestAdmit_RefusesMissingForeignExpiredCopiedAndSpentAdmissions(t *testing.T
 		if tc.token == "" && tc.ip == "" {
 			continue
 		}
-		if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", tc.token, tc.ip); code(err) != ticketing.CodeAdmissionRequired {
+		if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", tc.token, tc.ip, ""); code(err) != ticketing.CodeAdmissionRequired {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if a, err := s.Admit(ctx, ticketing.Tenant{OrganizerID: "org_1", Environment: ticketing.EnvLive}, "evt_1", "", "", "10.3.0.1"); a != nil || err != nil {
+	if a, err := s.Admit(ctx, ticketing.Tenant{OrganizerID: "org_1", Environment: ticketing.EnvLive}, "evt_1", "", "", "10.3.0.1", ""); a != nil || err != nil {
 		t.Errorf("another environment's event is not protected by this protection: %v %v", a, err)
 	}
-	if err := s.Spend(ctx, a, "idem-1"); err != nil {
+	order := func(claim string) error {
+		_, err := s.Admit(ctx, tenant, "evt_1", "occ_1", adm, "10.3.0.1", claim)
+		return err
+	}
+	if err := order("idem-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Spend(ctx, a, "idem-1"); err != nil {
+	if err := order("idem-1"); err != nil {
 		t.Fatalf("the same order's retry: %v", err)
 	}
-	if err := s.Spend(ctx, a, "idem-2"); code(err) != ticketing.CodeAdmissionRequired {
+	if err := order("idem-2"); code(err) != ticketing.CodeAdmissionRequired {
 		t.Fatalf("a second order: %v", err)
 	}
-	if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", adm, "10.3.0.1"); code(err) != ticketing.CodeAdmissionRequired {
+	if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", adm, "10.3.0.1", ""); code(err) != ticketing.CodeAdmissionRequired {
 		t.Fatalf("a hold with a spent admission: %v", err)
 	}
 	fresh := admission(t, s, c, "10.5.0.1")
-	if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", fresh, "10.5.0.1"); err != nil {
+	if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", fresh, "10.5.0.1", ""); err != nil {
 		t.Fatalf("a fresh admission: %v", err)
 	}
 	c.Advance(waitroom.DefaultSettings.AdmissionTTL)
-	if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", fresh, "10.5.0.1"); code(err) != ticketing.CodeAdmissionRequired || !strings.Contains(err.Error(), "expired") {
+	if _, err := s.Admit(ctx, tenant, "evt_1", "occ_1", fresh, "10.5.0.1", ""); code(err) != ticketing.CodeAdmissionRequired || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("expired admission: %v", err)
 	}
 }
 
 func TestSpend_TwoParallelOrdersOneWins(t *testing.T) {
 	s, _, c := room(t)
-	a, err := s.Admit(ctx, tenant, "evt_1", "", admission(t, s, c, "10.6.0.1"), "10.6.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	adm := admission(t, s, c, "10.6.0.1")
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
 	for i := range errs {
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = s.Spend(ctx, a, fmt.Sprint("order-", i)) }()
+		go func() { defer wg.Done(); _, errs[i] = s.Admit(ctx, tenant, "evt_1", "", adm, "10.6.0.1", fmt.Sprint("order-", i)) }()
 	}
 	wg.Wait()
 	won := 0
