@@ -68,7 +68,7 @@ func TestWaitingRoom_PKHoldsAndOrdersOfAProtectedOnSaleNeedAnAdmission(t *testin
 	wantError(t, h.post("/v1/orders", pk, standBody(1), idem("no-admission"), fromShop()), http.StatusForbidden, "admission_required", "Tix-Admission")
 	wantError(t, h.post("/v1/orders", pk, jsonBody("buyer", anna, "tier_id", "tier_stand", "quantity", 1), idem("tier-only"), fromShop()),
 		http.StatusForbidden, "admission_required", "Tix-Admission")
-	h.mustHold(sk, holdBody("evt_theatre", "seat_A3"))                                    // the organizer's server needs none
+	h.mustHold(sk, holdBody("evt_theatre", "seat_A3")) // the organizer's server needs none
 
 	adm := h.admission(pk, "evt_theatre")
 	wantError(t, h.post("/v1/seat-holds", pk, holdBody("evt_theatre", "seat_A4"), fromShop(), admissionHeader(adm), remoteAddr("198.51.100.7:5000")),

@@ -176,8 +176,10 @@ func TransferAcceptURL(publicURL string) func(id, token string) string {
 // signed with a key derived from TIX_CURSOR_SECRET.
 func NewWaitroom(cfg config.Config, st *store.Store, c clock.Clock) *waitroom.Service {
 	w := cfg.Waitroom
-	return waitroom.New(st.WaitingRoom(), c, waitroom.Settings{Secret: []byte(cfg.CursorSecret), Difficulty: w.Difficulty, Rate: w.Rate,
+	s := waitroom.New(st.WaitingRoom(), c, waitroom.Settings{Secret: []byte(cfg.CursorSecret), Difficulty: w.Difficulty, Rate: w.Rate,
 		ChallengeTTL: w.ChallengeTTL, AdmissionTTL: w.AdmissionTTL})
+	s.Events = st.Catalog
+	return s
 }
 
 // NewWebhooks builds the webhook service of the configuration.

@@ -16,7 +16,6 @@ import (
 
 var _ waitroom.Store = (*store.WaitingRoom)(nil)
 
-
 type anyEvent struct{}
 
 func (anyEvent) GetEvent(_ context.Context, org, id string, _ ticketing.Environment) (*ticketing.Event, error) {
@@ -72,7 +71,9 @@ func TestWaitingRoom_OnDynamoDBLocal(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 12)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = s.Admit(ctx, tn, ev, "", stat.Admission.Token, "192.0.2.10", fmt.Sprint("idem-", i)) })
+		wg.Go(func() {
+			_, errs[i] = s.Admit(ctx, tn, ev, "", stat.Admission.Token, "192.0.2.10", fmt.Sprint("idem-", i))
+		})
 	}
 	wg.Wait()
 	won := 0

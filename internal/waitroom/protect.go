@@ -59,6 +59,11 @@ func (s *Service) Protect(ctx context.Context, ev Events, t ticketing.Tenant, re
 	return &p, nil
 }
 
+// ProtectEvent is Protect over s.Events (the dashboard's form).
+func (s *Service) ProtectEvent(ctx context.Context, t ticketing.Tenant, req ProtectRequest) (*Protection, error) {
+	return s.Protect(ctx, s.Events, t, req)
+}
+
 func hasOccurrence(e *ticketing.Event, id string) bool {
 	for _, o := range e.Occurrences {
 		if o.ID == id {

@@ -106,6 +106,8 @@ type Service struct {
 	Store    Store
 	Clock    clock.Clock
 	Settings Settings
+	// Events finds the events ProtectEvent protects (the store's catalog).
+	Events Events
 
 	sig    signer
 	counts countCache

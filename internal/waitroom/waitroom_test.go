@@ -240,7 +240,10 @@ func TestSpend_TwoParallelOrdersOneWins(t *testing.T) {
 	errs := make([]error, 16)
 	for i := range errs {
 		wg.Add(1)
-		go func() { defer wg.Done(); _, errs[i] = s.Admit(ctx, tenant, "evt_1", "", adm, "10.6.0.1", fmt.Sprint("order-", i)) }()
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.Admit(ctx, tenant, "evt_1", "", adm, "10.6.0.1", fmt.Sprint("order-", i))
+		}()
 	}
 	wg.Wait()
 	won := 0

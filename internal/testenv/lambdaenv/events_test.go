@@ -60,6 +60,7 @@ func routerRoutes(t *testing.T) []routeInfo {
 	srv := &api.Server{}
 	srv.EnableDoor(nil, nil) // the door's routes too (app.EnableDoor)
 	srv.EnableTransfers(nil) // and the transfers' (app.EnableDoor)
+	srv.EnableWaitingRoom(nil, api.QueueLookups{}) // and the waiting room's (app.New)
 	var rs []routeInfo
 	for _, g := range api.AllGroups {
 		for _, k := range srv.RouteKeys(g) {
