@@ -121,8 +121,9 @@ func (s *Server) queueStatus(w http.ResponseWriter, r *http.Request) error {
 	if a := st.Admission; a != nil {
 		out.Admission = &queueAdmissionJSON{Token: a.Token, ValidFrom: ts(a.ValidFrom), ExpiresAt: ts(a.ExpiresAt)}
 	}
-	// The answer holds until the next useful poll: a browser's cache answers repeats.
-	w.Header().Set("Cache-Control", "private, max-age="+strconv.Itoa(min(out.PollAfter, 5)))
+	// The answer holds until just before the next useful poll: a browser's
+	// cache answers repeats sooner than that.
+	w.Header().Set("Cache-Control", "private, max-age="+strconv.Itoa(max(min(out.PollAfter, 5)-1, 1)))
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

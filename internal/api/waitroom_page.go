@@ -76,7 +76,7 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	data, _ := json.Marshal(cfg) // escapes <, > and &: safe inside the script element
 	var b strings.Builder
-	b.WriteString(`<!doctype html><html lang="` + lang + `"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`)
+	b.WriteString(`<!doctype html><html lang="` + lang + `"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">`)
 	b.WriteString(`<title>` + html.EscapeString(cfg.T.Title) + `</title><style nonce="` + nonce + `">` + queuePageCSS + `</style></head><body data-state="joining"><main>`)
 	b.WriteString(`<h1>` + html.EscapeString(cfg.T.Title) + `</h1><p id="msg" role="status" aria-live="polite">` + html.EscapeString(cfg.T.Joining) + `</p>`)
 	b.WriteString(`<div class="bar" aria-hidden="true"><div id="bar"></div></div><dl><div><dt>` + html.EscapeString(cfg.T.Position) + `</dt><dd id="pos">–</dd></div>`)
