@@ -94,6 +94,13 @@ func (s *Service) protection(ctx context.Context, eventID string) (*Protection, 
 	if p, ok := s.prot.get(eventID, now); ok {
 		return p, nil
 	}
+	// One read per process at a time: the requests that missed together
+	// wait for it rather than each reading the event's partition.
+	s.prot.fill.Lock()
+	defer s.prot.fill.Unlock()
+	if p, ok := s.prot.get(eventID, now); ok {
+		return p, nil
+	}
 	p, err := s.Store.GetProtection(ctx, eventID)
 	if errors.Is(err, ticketing.ErrNotFound) {
 		p, err = nil, nil
@@ -110,8 +117,9 @@ func (s *Service) protection(ctx context.Context, eventID string) (*Protection, 
 const protectionTTL = 5 * time.Second
 
 type protectionCache struct {
-	mu sync.Mutex
-	m  map[string]cachedProtection
+	mu   sync.Mutex
+	fill sync.Mutex // held while a miss is read
+	m    map[string]cachedProtection
 }
 
 type cachedProtection struct {
