@@ -48,10 +48,14 @@ func client(n int) *http.Client {
 	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
 }
 
-// call sends one request (waiting for a slot) and decodes a JSON answer.
-func (l *load) call(c *http.Client, method, path string, body any, hdr map[string]string, out any) (int, time.Duration, error) {
+// slot waits for one of the requests in flight; done gives it back.
+func (l *load) slot() (done func()) {
 	l.sem <- struct{}{}
-	defer func() { <-l.sem }()
+	return func() { <-l.sem }
+}
+
+// call sends one request and decodes a JSON answer.
+func (l *load) call(c *http.Client, method, path string, body any, hdr map[string]string, out any) (int, time.Duration, error) {
 	var rd io.Reader
 	if body != nil {
 		raw, _ := json.Marshal(body)
@@ -114,11 +118,13 @@ func (l *load) visit(n, seats int) ([]visitor, error) {
 func (l *load) one(n int, hold bool) (visitor, error) {
 	c := client(n)
 	q := "/queue/" + event
+	done := l.slot() // the challenge, its answer and the join in one go: the challenge lives 2 minutes
 	var ch struct {
 		Challenge  string `json:"challenge"`
 		Difficulty int    `json:"difficulty"`
 	}
 	if _, _, err := l.call(c, http.MethodGet, q+"/challenge", nil, nil, &ch); err != nil {
+		done()
 		return visitor{}, err
 	}
 	var j struct {
@@ -127,6 +133,7 @@ func (l *load) one(n int, hold bool) (visitor, error) {
 	}
 	body := map[string]string{"challenge": ch.Challenge, "nonce": waitroom.Solve(ch.Challenge, ch.Difficulty)}
 	status, took, err := l.call(c, http.MethodPost, q+"/join", body, nil, &j)
+	done()
 	if err != nil || status != http.StatusCreated {
 		return visitor{}, fmt.Errorf("join: %d %v", status, err)
 	}
@@ -140,7 +147,9 @@ func (l *load) one(n int, hold bool) (visitor, error) {
 				Token string `json:"token"`
 			} `json:"admission"`
 		}
+		done := l.slot()
 		status, took, err := l.call(c, http.MethodGet, q+"/status?token="+url.QueryEscape(j.Token), nil, nil, &st)
+		done()
 		if err != nil || status != http.StatusOK {
 			return v, fmt.Errorf("status: %d %v", status, err)
 		}
@@ -165,7 +174,9 @@ func (l *load) holds(c *http.Client, n int, adm string) error {
 		hdr   map[string]string
 		tally *atomic.Int64
 	}{{c, nil, &l.heldWithout}, {client(n + 50000), map[string]string{"Tix-Admission": adm}, &l.heldCopied}, {c, map[string]string{"Tix-Admission": adm}, &l.heldAdmitted}} {
+		done := l.slot()
 		status, _, err := l.call(try.c, http.MethodPost, "/seat-holds", body, try.hdr, nil)
+		done()
 		if err != nil {
 			return err
 		}
