@@ -9,7 +9,7 @@ CDK := scripts/node_modules/.bin/cdk
 # Every cdk run: jsii (the Go CDK's Node bridge) warns loudly on Node 20; this silences it.
 CDK_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-orders bench-mail fuzz mutation load load-webhooks load-door onsale-model init-time synth deploy
+.PHONY: run test lint setup build tixctl clean stack-start stack-stop bench bench-orders bench-mail fuzz mutation load load-webhooks load-door load-queue onsale-model init-time synth deploy
 
 run: setup ## start the local stack with demo data on http://127.0.0.1:8080/v1
 	@scripts/run.sh
@@ -77,10 +77,15 @@ load-door: setup ## check-ins on the local stack: SCANNERS concurrent scanners P
 	go run ./scripts/doorload -tickets $${TICKETS:-3000} -scanners $${SCANNERS:-64}; rc=$$?; \
 	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
 
-onsale-model: setup ## on-sale of one event on DynamoDB Local, metered by partition key: hot partitions and items at ORDER_RATE/READ_RATE, the whole system, the ceiling under the honest and the old rules (fails below 5,000 orders/s or 20,000 reads/s honestly); TIX_STACK_SESSION and TIX_*_PORT choose the emulators
+load-queue: setup ## the waiting room on the local stack: VISITORS (default 20,000, at most 50,000) simulated visitors from loopback networks join, poll and hold: admission fairness, holds without an admission, p50/p99 of join and status (docs/waiting-room.md)
+	@TIX_STACK_SESSION=load scripts/stack.sh start --memory; \
+	go run ./scripts/queueload -visitors $${VISITORS:-20000}; rc=$$?; \
+	TIX_STACK_SESSION=load scripts/stack.sh stop; exit $$rc
+
+onsale-model: setup ## on-sale of one event on DynamoDB Local, metered by partition key: hot partitions and items at ORDER_RATE/READ_RATE, the whole system, the ceiling under the honest and the old rules (fails below 5,000 orders/s, 20,000 reads/s or 20,000 queue joins/s honestly); TIX_STACK_SESSION and TIX_*_PORT choose the emulators
 	@export TIX_STACK_SESSION=$${TIX_STACK_SESSION:-onsale}; scripts/stack.sh start --memory; \
 	TIX_DYNAMODB_ENDPOINT=http://127.0.0.1:$${TIX_DYNAMODB_PORT:-8000} TIX_SQS_ENDPOINT=http://127.0.0.1:$${TIX_SQS_PORT:-4566} \
-	go run ./scripts/onsale -orders $${ORDERS:-1000} -reads $${READS:-600} -holds $${HOLDS:-100} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
+	go run ./scripts/onsale -orders $${ORDERS:-1000} -reads $${READS:-600} -holds $${HOLDS:-100} -joins $${JOINS:-1000} -join-rate $${JOIN_RATE:-20000} -order-rate $${ORDER_RATE:-5000} -read-rate $${READ_RATE:-20000}; rc=$$?; \
 	scripts/stack.sh stop; exit $$rc
 
 init-time: setup ## start-up of each Lambda binary to its first answer via a fake Runtime API (p50/max of N starts, default 20) and its arm64 bootstrap size; fails when a function but deliver is over 11 MB

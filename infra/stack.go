@@ -169,6 +169,7 @@ var Routes = map[string]string{
 	"$default":                         "catalog",
 	"ANY /seat-holds":                  "holds",
 	"ANY /seat-holds/{proxy+}":         "holds",
+	"ANY /queue/{proxy+}":              "holds", // the waiting room (docs/waiting-room.md)
 	"ANY /orders":                      "orders",
 	"ANY /orders/{proxy+}":             "orders",
 	"ANY /test-helpers/{proxy+}":       "orders",

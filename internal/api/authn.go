@@ -122,7 +122,7 @@ func (s *Server) checkKey(r *http.Request, rt *route, key *auth.Key, keyType aut
 			return ticketing.Errorf(ticketing.CodeForbidden, "This endpoint needs a secret key (sk_); publishable keys (pk_) cannot call it")
 		}
 		origin := r.Header.Get("Origin")
-		if !key.OriginAllowed(origin) {
+		if !key.OriginAllowed(origin) && !(rt.ownOrigin && s.ownOrigin(r)) {
 			msg := "Origin " + strconv.Quote(origin) + " is not allowed for this publishable key; add it to the key's allowed origins in the dashboard"
 			if origin == "" {
 				msg = "Publishable keys work only from a browser on an allowed origin: the request has no Origin header"

@@ -19,6 +19,7 @@ var statusOf = map[ticketing.Code]int{
 	ticketing.CodeInsufficientScope:    http.StatusForbidden,
 	ticketing.CodeIPNotAllowed:         http.StatusForbidden,
 	ticketing.CodeOriginNotAllowed:     http.StatusForbidden,
+	ticketing.CodeAdmissionRequired:    http.StatusForbidden,
 	ticketing.CodeNotFound:             http.StatusNotFound,
 	ticketing.CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
 	ticketing.CodeConflict:             http.StatusConflict,

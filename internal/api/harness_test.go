@@ -24,6 +24,7 @@ import (
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/ticketing/ticketingtest"
+	"tix/internal/waitroom"
 	"tix/internal/webhook"
 )
 
@@ -41,6 +42,7 @@ type harness struct {
 	pay     *payment.Test
 	payDown *atomic.Bool // the test provider fails while true
 	offers  *ticketingtest.Offers
+	queue   *waitroom.Service
 }
 
 // recordedTimers keeps what the sales path schedules; tests run them through
@@ -114,8 +116,10 @@ func newHarness(t *testing.T) *harness {
 		AcceptURL: func(id, token string) string {
 			return "http://127.0.0.1:8080/v1/transfers/" + id + "/accept?token=" + token
 		}})
+	queue := waitroom.New(st.WaitingRoom(), clk, waitroom.Settings{Secret: testenv.CursorSecret})
+	srv.EnableWaitingRoom(queue, api.QueueLookups{Holds: st.Holds, Tiers: st.Catalog})
 	return &harness{t: t, st: st, clk: clk, srv: srv, handler: srv.Handler(), oas: openapitest.New(t),
-		sales: sales, timers: timers, pay: pay, payDown: payDown, offers: offers}
+		sales: sales, timers: timers, pay: pay, payDown: payDown, offers: offers, queue: queue}
 }
 
 func (h *harness) organizer(id string) {
@@ -209,6 +213,7 @@ func (h *harness) do(method, target string, body string, opts ...reqOpt) respons
 	isDocs := strings.HasPrefix(target, "/v1/docs") && res.StatusCode == http.StatusOK                            // HTML and its script
 	isBankOK := strings.HasPrefix(target, "/v1/payment-notifications/") && res.StatusCode == http.StatusOK        // "OK", for the bank
 	isPage := strings.Contains(target, "/accept") && res.Header.Get("Content-Type") == "text/html; charset=utf-8" // a transfer's page
+	isPage = isPage || strings.HasPrefix(target, "/v1/queue/") && strings.Contains(target, "?pk=")                // the hosted queue page
 	if res.Header.Get("Content-Type") != "application/json" && res.StatusCode != http.StatusNoContent && !isDocs && !isBankOK && !isPage {
 		h.t.Errorf("%s %s: Content-Type %q, want application/json", method, target, res.Header.Get("Content-Type"))
 	}

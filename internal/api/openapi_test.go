@@ -168,6 +168,11 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/tickets/{ticket_number}/transfers": {"post"},
 		"/transfers/{id}":                    {"get", "delete"},
 		"/transfers/{id}/accept":             {"get", "post"},
+		// Additions: the waiting room (docs/waiting-room.md).
+		"/queue/{event_id}/challenge": {"get"},
+		"/queue/{event_id}/join":      {"post"},
+		"/queue/{event_id}/status":    {"get"},
+		"/queue/{event_id}":           {"get"},
 	}
 	for path, methods := range operations {
 		item, ok := paths[path].(map[string]any)
@@ -239,7 +244,7 @@ func TestOpenAPIDocument_AuthenticatedOperationsShareErrorsAndHeaders(t *testing
 			name := strings.ToUpper(method) + " " + path
 			responses := op.(map[string]any)["responses"].(map[string]any)
 			if path == "/health" || path == "/openapi.json" || strings.HasPrefix(path, "/docs") || path == "/payment-notifications/tbank" || path == "/secret-scanning/github" ||
-				path == "/transfers/{id}/accept" {
+				path == "/transfers/{id}/accept" || path == "/queue/{event_id}" {
 				// Public: no key, so no key errors and no rate-limit budget.
 				if sec, ok := op.(map[string]any)["security"].([]any); !ok || len(sec) != 0 {
 					t.Errorf("%s must declare security: []", name)

@@ -151,6 +151,11 @@ type Server struct {
 	// serves its routes (docs/transfers.md).
 	Transfers      Transfers
 	transferRoutes []*route
+	// Waitroom is the waiting room (docs/waiting-room.md); EnableWaitingRoom
+	// sets it and serves its routes.
+	Waitroom     WaitingRoom
+	queueLookups QueueLookups
+	queueRoutes  []*route
 
 	keys  keyCache
 	spent spentCounters
@@ -188,9 +193,12 @@ type route struct {
 	validates bool
 	// query lists the query parameters the route takes; the router answers
 	// any other (or a repeated one) with 400 before the handler runs.
-	query  []string
-	handle func(w http.ResponseWriter, r *http.Request) error
-	order  int // place in the table: Allow lists methods in this order
+	query []string
+	// ownOrigin routes also take a publishable key from the API's own
+	// origin: the hosted queue page (waitroom_page.go).
+	ownOrigin bool
+	handle    func(w http.ResponseWriter, r *http.Request) error
+	order     int // place in the table: Allow lists methods in this order
 }
 
 func (s *Server) routes() []*route {
@@ -241,7 +249,7 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/webhook-endpoints/{id}/replays/{replay_id}", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.getWebhookReplay},
 		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
 		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},
-	}, slices.Concat(s.doorRoutes, s.transferRoutes)...)
+	}, slices.Concat(s.doorRoutes, s.transferRoutes, s.queueRoutes)...)
 }
 
 // RouteKeys lists the routes of the given groups (all of them when none is
@@ -443,7 +451,7 @@ func (rt *router) cors(w http.ResponseWriter, r *http.Request, target *url.URL) 
 	h.Set("Access-Control-Expose-Headers", "Tix-Request-Id, Tix-Version, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
 	if preflight {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Tix-Poll-Token")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Tix-Poll-Token, Tix-Admission")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return true

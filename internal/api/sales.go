@@ -70,6 +70,11 @@ func (s *Server) createHold(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
+	if req.EventID != nil {
+		if _, err := s.admitted(r, *req.EventID, deref(req.OccurrenceID), ""); err != nil {
+			return err
+		}
+	}
 	h, err := s.Sales.Holds.CreateHold(r.Context(), s.salesCaller(w, r), key, req)
 	if err != nil {
 		return err
@@ -165,8 +170,13 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	spent, err := s.orderAdmission(r, key, req)
+	if err != nil {
+		return err
+	}
 	res, err := s.Sales.Orders.CreateOrder(r.Context(), s.salesCaller(w, r), key, req)
 	if err != nil {
+		spent(err)
 		return err
 	}
 	o := res.Order

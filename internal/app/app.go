@@ -24,6 +24,7 @@ import (
 	"tix/internal/secretscan/keylist"
 	"tix/internal/store"
 	"tix/internal/ticketing"
+	"tix/internal/waitroom"
 	"tix/internal/webhook"
 )
 
@@ -51,6 +52,8 @@ type App struct {
 	CheckIns   *ticketing.CheckIns
 	// Transfers moves tickets between holders (docs/transfers.md).
 	Transfers *ticketing.Transfers
+	// Waitroom is the on-sales' waiting room (docs/waiting-room.md).
+	Waitroom *waitroom.Service
 }
 
 // Logger installs the structured logger the configuration asks for.
@@ -108,6 +111,8 @@ func New(ctx context.Context, cfg config.Config, c clock.Clock) (*App, error) {
 		return sales.Payments.PaymentNotified(ctx, u)
 	}
 	a := &App{Config: cfg, Store: st, Queue: q, Timers: timers, Sales: sales, Webhooks: wh, Server: srv, Payments: pays}
+	a.Waitroom = NewWaitroom(cfg, st, c)
+	srv.EnableWaitingRoom(a.Waitroom, api.QueueLookups{Holds: st.Holds, Tiers: st.Catalog})
 	// A refund locks the order's tickets against the door in every function
 	// that can refund, whether or not it wires the rest of the door.
 	sales.Orders.Door = st.Tickets()
@@ -166,6 +171,16 @@ func TransferAcceptURL(publicURL string) func(id, token string) string {
 	return func(id, token string) string {
 		return publicURL + "/v1/transfers/" + url.PathEscape(id) + "/accept?token=" + url.QueryEscape(token)
 	}
+}
+
+// NewWaitroom builds the waiting room of the configuration; its tokens are
+// signed with a key derived from TIX_CURSOR_SECRET.
+func NewWaitroom(cfg config.Config, st *store.Store, c clock.Clock) *waitroom.Service {
+	w := cfg.Waitroom
+	s := waitroom.New(st.WaitingRoom(), c, waitroom.Settings{Secret: []byte(cfg.CursorSecret), Difficulty: w.Difficulty, Rate: w.Rate,
+		ChallengeTTL: w.ChallengeTTL, AdmissionTTL: w.AdmissionTTL})
+	s.Events = st.Catalog
+	return s
 }
 
 // NewWebhooks builds the webhook service of the configuration.

@@ -50,6 +50,7 @@ type Config struct {
 	Webhooks         Webhooks
 	Mail             Mail
 	Edge             Edge
+	Waitroom         Waitroom
 	SecretScanning   SecretScanning
 	Dashboard        Dashboard
 	LogFormat        string // TIX_LOG_FORMAT: json | text
@@ -131,6 +132,10 @@ var Vars = []Var{
 	{"TIX_ORDER_IP_MAX_PENDING", "3", "pending (unpaid) orders per client IP (IPv6: per /64) and event with a publishable key"},
 	{"TIX_ORDER_IP_MAX_UNITS", "10", "tickets and seats in pending orders per client IP (IPv6: per /64) and event with a publishable key"},
 	{"TIX_PREVIEW_IP_RATE", "30", "order previews, and orders with a promo code, per client IP (IPv6: per /64) per minute with a publishable key"},
+	{"TIX_WAITROOM_DIFFICULTY", "16", "the waiting room's default proof of work: leading zero bits of SHA-256(challenge + nonce), at most 30 (tixctl onsale protect --difficulty sets an event's; docs/waiting-room.md)"},
+	{"TIX_WAITROOM_RATE", "5000", "the waiting room's default admissions per second once an on-sale opens: the orders per second make onsale-model requires one tier to take (tixctl onsale protect --rate sets an event's)"},
+	{"TIX_WAITROOM_CHALLENGE_TTL", "2m", "how long a waiting room's proof-of-work challenge may be answered"},
+	{"TIX_WAITROOM_ADMISSION_TTL", "15m", "how long a waiting room's admission lets its visitor hold and buy, from its release"},
 	{"TIX_TBANK_API_URL", "https://securepay.tinkoff.ru", "T-Bank Internet Acquiring API base URL, without /v2 (the local stack sets its simulator, http://127.0.0.1:8089)"},
 	{"TIX_TBANK_TIMEOUT", "10s", "timeout of one call to T-Bank; a live order whose call times out answers 502 and its retry finds the payment started"},
 	{"TIX_PUBLIC_URL", "", "the API's public base URL (https://host, without /v1): the bank posts payment notifications to <it>/v1/payment-notifications/tbank and /v1/openapi.json names <it>/v1 as its server (the stack sets the API's URL; empty refuses live orders)"},
@@ -208,6 +213,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Webhooks = r.webhooks()
 	c.Mail = r.mail()
 	c.Edge = r.edge()
+	c.Waitroom = r.waitroom()
 	c.SecretScanning = SecretScanning{KeysURL: r.get("TIX_SECRET_SCANNING_KEYS_URL"), KeysTTL: r.dur("TIX_SECRET_SCANNING_KEYS_TTL")}
 	if u, err := url.Parse(c.SecretScanning.KeysURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		r.errs = append(r.errs, fmt.Errorf("TIX_SECRET_SCANNING_KEYS_URL=%q: must be an http(s) URL such as %s", c.SecretScanning.KeysURL, "https://api.github.com/meta/public_keys/secret_scanning"))

@@ -14,6 +14,7 @@ import (
 	"tix/internal/catalogimport"
 	"tix/internal/dashboard/account"
 	"tix/internal/ticketing"
+	"tix/internal/waitroom"
 )
 
 // The Events page: the organizer's events with each tier's availability
@@ -53,7 +54,8 @@ type tierRow struct {
 type eventRow struct {
 	Event *ticketing.Event
 	Tiers []tierRow
-	Door  *doorRow // sold, admitted, refunded, per gate (events_door.go)
+	Door  *doorRow             // sold, admitted, refunded, per gate (events_door.go)
+	Queue *waitroom.Protection // the on-sale's waiting room (onsale.go)
 }
 
 type eventsData struct {
@@ -97,7 +99,8 @@ func (s *Server) showEvents(w http.ResponseWriter, r *http.Request, o *orgReq, d
 			s.internal(w, r, err)
 			return
 		}
-		d.Events = append(d.Events, eventRow{Event: le.Event, Tiers: tierCounts(le.Event, stock, revenue[le.Event.ID], now), Door: door})
+		d.Events = append(d.Events, eventRow{Event: le.Event, Tiers: tierCounts(le.Event, stock, revenue[le.Event.ID], now), Door: door,
+			Queue: s.protectionOf(ctx, o, le.Event.ID)})
 	}
 	if page.HasMore {
 		d.Next = page.NextCursor

@@ -383,4 +383,16 @@ var messages = map[string]message{
 	"door.admitted": {"прошли", "admitted"},
 	"door.refunded": {"возвращено", "refunded"},
 	"door.gates":    {"по входам", "by gate"},
+
+	// The waiting room form on the Events page (onsale.go).
+	"onsale.title":      {"Очередь на продажу", "Waiting room"},
+	"onsale.on":         {"Очередь: открытие %s, %d в секунду, proof of work %d бит", "Waiting room: opens %s, %d a second, proof of work %d bits"},
+	"onsale.opens":      {"Открытие продажи", "Sale opens"},
+	"onsale.rate":       {"Пропускать в секунду", "Admissions a second"},
+	"onsale.difficulty": {"Сложность (бит)", "Difficulty (bits)"},
+	"onsale.help":       {"После включения удержания и заказы с публичным ключом (pk) требуют пропуск из очереди. Пусто: по умолчанию (5000 в секунду, 16 бит).", "Once on, publishable-key (pk) holds and orders need an admission from the queue. Empty: the defaults (5000 a second, 16 bits)."},
+	"onsale.protect":    {"Включить очередь", "Protect the on-sale"},
+	"onsale.protected":  {"Очередь включена.", "The waiting room is on."},
+	"onsale.bad_opens":  {"Укажите дату и время открытия продажи.", "Give the sale's opening date and time."},
+	"onsale.bad_number": {"Скорость и сложность — целые неотрицательные числа.", "The rate and difficulty are whole numbers, 0 or more."},
 }

@@ -121,6 +121,7 @@ type Server struct {
 	Sales      Sales
 	Catalog    Catalog
 	Door       DoorCounts // the Events page's door counts (events_door.go; nil: none shown)
+	Onsales    Onsales    // the Events page's waiting rooms (onsale.go; nil: none)
 	Mail       Mailer     // nil: no email is sent (links are logged at warn level for the operator)
 	Counter    Counter
 	// The Orders pages (orders.go): the ticketing orders' service, its

@@ -62,10 +62,13 @@ var Permissions = map[string]Access{
 	// over ticketing.ShardUnit places: StockOf), seating, /health's probe.
 	"catalog": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"}, RateLimit: true, KeyIPs: true},
 	// Holds (transaction of hold, seats, counters, idempotency), per-IP hold
-	// counters, releasing seats.
+	// counters, releasing seats; the waiting room (docs/waiting-room.md):
+	// answers (PutItem), join counters (UpdateItem, Query), protections and
+	// spent admissions (GetItem).
 	"holds": {Reads: []string{"dynamodb:GetItem", "dynamodb:Query"},
 		Writes: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, RateLimit: true, KeyIPs: true},
-	// Orders, idempotency records, payment, refunds, freeing seats; the
+	// Orders, idempotency records, payment, refunds, freeing seats; spending
+	// and giving back waiting-room admissions (PutItem, DeleteItem); the
 	// buyer's email jobs on GET /orders/{id} (Query); a tier's stock shards
 	// (BatchGetItem) when a shard refuses an order or a late payment's
 	// reinstatement (the 409 of a sell-out reads them), and the stock StockOf

@@ -30,6 +30,9 @@ const (
 	CodeRateLimited          Code = "rate_limited"
 	CodeInternal             Code = "internal_error"
 	CodePaymentProviderError Code = "payment_provider_error"
+	// CodeAdmissionRequired: a publishable-key hold or order of an on-sale
+	// with a waiting room without a valid, unspent admission (docs/waiting-room.md).
+	CodeAdmissionRequired Code = "admission_required"
 )
 
 // Error is the one error type that travels from the domain and the store to the

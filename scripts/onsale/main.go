@@ -11,10 +11,11 @@
 // one partition (1,000 WCU/s, 3,000 RCU/s) and the ceilings: the rates at
 // which the first partition saturates. The last line is
 //
-//	ceiling: <N> orders/s, <M> availability reads/s
+//	ceiling: <N> orders/s, <M> availability reads/s, <Q> queue joins/s
 //
-// and it exits 1 when N < 5,000 or M < 20,000 (`make onsale-model` starts
-// the emulators).
+// and it exits 1 when N < 5,000, M < 20,000 or Q < 20,000 (`make
+// onsale-model` starts the emulators). A queue join is one visitor of the
+// waiting room: challenge, join and one status read (queue.go).
 //
 //	go run ./scripts/onsale -orders 200 -reads 600 -holds 100 -order-rate 5000 -read-rate 20000
 package main
@@ -35,6 +36,7 @@ import (
 const (
 	TargetOrders = 5000
 	TargetReads  = 20000
+	TargetJoins  = 20000
 )
 
 func main() {
@@ -44,11 +46,13 @@ func main() {
 	orders := flag.Int("orders", 1000, "orders created and paid in the measured on-sale")
 	reads := flag.Int("reads", 600, "availability reads in the measured on-sale")
 	holds := flag.Int("holds", 100, "seat holds (one seat each, on a seated event) in the measured on-sale")
+	joins := flag.Int("joins", 1000, "visitors of the waiting room (challenge, join, one status read) in the measured on-sale")
 	tierCap := flag.Int("tier-capacity", 20000, "capacity of the on-sale's tier (a hot on-sale's tier is large: its stock spreads over the most shards)")
 	conc := flag.Int("concurrency", 16, "buyers at once")
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
 	holdRate := flag.Float64("hold-rate", 0, "seat holds/s of the modelled on-sale (on another, seated event)")
+	joinRate := flag.Float64("join-rate", TargetJoins, "queue joins/s of the modelled on-sale's waiting room")
 	var tr Traffic
 	flag.Float64Var(&tr.Polls, "polls", 5, "status polls (GET /orders/{id}) per order in production")
 	flag.Float64Var(&tr.LiveShare, "live-share", 1, "share of orders paid live (POST /orders waits for the bank, then stores the payment)")
@@ -57,16 +61,16 @@ func main() {
 	flag.Float64Var(&tr.ReadLatency, "read-latency", 0.03, "seconds of an availability read")
 	flag.Float64Var(&tr.Minutes, "rush-minutes", 10, "minutes the rush lasts (the webhook backlog)")
 	flag.Parse()
-	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, "tier-capacity": *tierCap}
-	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate}
+	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, phaseJoin: *joins, "tier-capacity": *tierCap}
+	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate, phaseJoin: *joinRate}
 	res, err := run(counts, rates, *conc, tr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "onsale:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
-		res.orders, res.reads, res.binding, res.oldOrders, res.oldReads)
-	if res.orders < TargetOrders || res.reads < TargetReads {
+	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, %d queue joins/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
+		res.orders, res.reads, res.joins, res.binding, res.oldOrders, res.oldReads)
+	if res.orders < TargetOrders || res.reads < TargetReads || res.joins < TargetJoins {
 		os.Exit(1)
 	}
 }
@@ -76,8 +80,8 @@ func main() {
 // partition's limits only, transactions billed as DynamoDB Local reports
 // them, each shard's own sampled load).
 type result struct {
-	orders, reads, oldOrders, oldReads int
-	binding                            string
+	orders, reads, joins, oldOrders, oldReads int
+	binding                                   string
 }
 
 func envOr(k, def string) string {
@@ -118,6 +122,12 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 		return nil, err
 	}
 	quiet(meter)
+	fmt.Printf("==> Waiting room: %d visitors of %s (pk_ key): challenge, proof of work, join, one status read\n", counts[phaseJoin], queueID)
+	meter.Phase(phaseJoin)
+	if err := s.each(counts[phaseJoin], conc, s.join); err != nil {
+		return nil, err
+	}
+	quiet(meter)
 	fmt.Printf("==> Orders: %d orders of one ticket (pk_ key), each paid (simulate-payment) and its order.paid delivered, %d buyers at once\n", orders, conc)
 	meter.Phase(phaseOrder)
 	start := time.Now()
@@ -132,13 +142,13 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 	fmt.Printf("    %d orders paid and delivered in %.1fs\n", orders, time.Since(start).Seconds())
 
 	labels := map[string]string{auth.Hash(s.pk): "pk_", auth.Hash(s.sk): "sk_"}
-	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds}, rates, labels, tr), nil
+	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds, phaseJoin: counts[phaseJoin]}, rates, labels, tr), nil
 }
 
 // model prints the old rules' ceilings, then the honest ones: partitions at
 // their shape's mean load, transactions per item, the whole system.
 func model(meter *Meter, ops map[string]int, rates map[string]float64, labels map[string]string, tr Traffic) *result {
-	names := []string{phaseOrder, phaseRead, phaseHold}
+	names := []string{phaseOrder, phaseRead, phaseHold, phaseJoin}
 	var phases, old []Phase
 	totals := map[string]Totals{}
 	for _, name := range names {
@@ -159,7 +169,7 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	hot, spread := Split(phases)
 	hot = MeanShards(hot)
 	ceil := Report(os.Stdout, hot, spread, rates, names, labels)
-	res := &result{reads: clamp(ceil[phaseRead]), oldOrders: clamp(oldCeil[phaseOrder]), oldReads: clamp(oldCeil[phaseRead])}
+	res := &result{reads: clamp(ceil[phaseRead]), joins: clamp(ceil[phaseJoin]), oldOrders: clamp(oldCeil[phaseOrder]), oldReads: clamp(oldCeil[phaseRead])}
 	_, at := Ceiling(hot, phaseOrder)
 	res.orders, res.binding = clamp(ceil[phaseOrder]), "partition "+partitionOf(at)+" (1,000 WCU/s, 3,000 RCU/s)"
 	for _, ph := range []string{phaseOrder, phaseHold} {

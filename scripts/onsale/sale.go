@@ -150,6 +150,9 @@ func (s *sale) seed(ctx context.Context, capacity, seats int) error {
 	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		return err
 	}
+	if err := s.protectQueue(ctx, ev); err != nil {
+		return err
+	}
 	return st.Catalog.PutEvent(ctx, seatedEvent(ev, seats))
 }
 

@@ -34,6 +34,7 @@ var commands = []command{
 	{"keys set-budget", "--id key_x [--reads N] [--writes N] [--ip-reads N] [--ip-writes N]", "set a key's rate-limit budgets per window (pk: --reads/--writes are the key's ceiling, --ip-* each client's; 0 = the default)", keysSetBudget},
 	{"ticket-keys list", "--organizer ID --env test|live", "the organizer's ticket signing keys (made on first need): the signing one and those still verifying (docs/door.md)", ticketKeysList},
 	{"ticket-keys rotate", "--organizer ID --env test|live [--overlap DURATION]", "make a new ticket signing key; the current one still verifies codes for the overlap (default TIX_TICKET_KEY_OVERLAP, 720h)", ticketKeysRotate},
+	{"onsale protect", "--organizer ID --event ID --opens-at RFC3339 [--env test|live] [--occurrence ID] [--rate N] [--difficulty BITS]", "put a waiting room in front of an on-sale: pk holds and orders then need an admission (docs/waiting-room.md)", onsaleProtect},
 	{"catalog import", "--organizer ID FILE|-", "validate and import a catalog file (docs/catalog-import.md)", catalogImport},
 	{"catalog validate", "[--organizer ID] FILE|-", "validate a catalog file without writing", catalogValidate},
 	{"webhooks create", "--organizer ID --env test|live --url URL [--events order.paid,...] [--description TEXT]", "register a webhook endpoint; prints its signing secret once", webhooksCreate},

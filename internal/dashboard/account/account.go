@@ -58,11 +58,13 @@ const (
 	ManagePayments Permission = "payments"
 	// ManageSettings: email identity and contacts, language, time zone, test allow-list.
 	ManageSettings Permission = "settings"
+	// ManageOnsales: put a waiting room in front of an on-sale (docs/waiting-room.md).
+	ManageOnsales Permission = "onsales"
 )
 
 var grants = map[Role][]Permission{
-	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders, ReadEvents, ImportCatalog, ManagePayments, ManageSettings},
-	Developer: {SeeOverview, ManageAPI, ReadOrders, ReadEvents, ImportCatalog},
+	Owner:     {SeeOverview, ManageAPI, ManageMembers, ReadAudit, ManageOrders, ReadOrders, ReadEvents, ImportCatalog, ManagePayments, ManageSettings, ManageOnsales},
+	Developer: {SeeOverview, ManageAPI, ReadOrders, ReadEvents, ImportCatalog, ManageOnsales},
 	Support:   {SeeOverview, ManageOrders, ReadOrders, ReadEvents},
 	Viewer:    {SeeOverview, ReadOrders, ReadEvents},
 }

@@ -58,8 +58,9 @@ func (r routeInfo) matches(path string) bool {
 func routerRoutes(t *testing.T) []routeInfo {
 	t.Helper()
 	srv := &api.Server{}
-	srv.EnableDoor(nil, nil) // the door's routes too (app.EnableDoor)
-	srv.EnableTransfers(nil) // and the transfers' (app.EnableDoor)
+	srv.EnableDoor(nil, nil)                       // the door's routes too (app.EnableDoor)
+	srv.EnableTransfers(nil)                       // and the transfers' (app.EnableDoor)
+	srv.EnableWaitingRoom(nil, api.QueueLookups{}) // and the waiting room's (app.New)
 	var rs []routeInfo
 	for _, g := range api.AllGroups {
 		for _, k := range srv.RouteKeys(g) {

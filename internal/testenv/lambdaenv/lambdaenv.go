@@ -358,8 +358,9 @@ func RunAPIEvents(t *testing.T, h func(context.Context, events.APIGatewayV2HTTPR
 				if !strings.HasPrefix(ct, "text/html") && !strings.HasPrefix(ct, "text/javascript") {
 					t.Fatalf("Content-Type %q, want the HTML page or its script", ct)
 				}
-			} else if strings.HasPrefix(sample.Event.RawPath, "/v1/transfers/") && strings.HasSuffix(sample.Event.RawPath, "/accept") {
-				// A transfer's accept page, under its Content-Security-Policy.
+			} else if strings.HasPrefix(sample.Event.RawPath, "/v1/transfers/") && strings.HasSuffix(sample.Event.RawPath, "/accept") ||
+				strings.HasPrefix(sample.Event.RawQueryString, "pk=") {
+				// A transfer's accept page or the hosted queue page, under its Content-Security-Policy.
 				if !strings.HasPrefix(ct, "text/html") || res.Headers["Content-Security-Policy"] == "" {
 					t.Fatalf("Content-Type %q, CSP %q: want the HTML page", ct, res.Headers["Content-Security-Policy"])
 				}
