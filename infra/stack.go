@@ -178,6 +178,7 @@ var Routes = map[string]string{
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
 	"ANY /request-log/{proxy+}":        "webhooks",
+	"ANY /order-events":                "webhooks",
 	"ANY /ticket-keys":                 "checkins",
 	"ANY /check-ins":                   "checkins",
 	"ANY /check-ins/{proxy+}":          "checkins",
