@@ -162,6 +162,7 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/test-helpers/orders/{id}/late-payment":   {"post"},
 		"/test-helpers/orders/{id}/refund-outcome": {"post"},
 		"/test-helpers/seat-holds/expire":          {"post"},
+		"/request-log/{request_id}":                {"get"},
 		// Additions: ticket transfers (docs/transfers.md).
 		"/tickets/{ticket_number}/transfers": {"post"},
 		"/transfers/{id}":                    {"get", "delete"},
