@@ -28,6 +28,8 @@ import (
 //   - RateLimit (HTTP functions): UpdateItem of the rate-limit counter items
 //     only (dynamodb:LeadingKeys RL#..., dynamodb:Attributes PK, SK, n, ttl),
 //     which is how every request is admitted; no function writes a key item;
+//   - RequestLog (HTTP functions): PutItem of the request log's items only
+//     (REQLOG#...), one per request authenticated with an organizer's key;
 //   - KeyIPs (HTTP functions, only with email on: mailOn): PutItem of the
 //     secret keys' client-network records and owner alert jobs only
 //     (KEYIP#..., EMAIL#...); with email off nothing writes them;
@@ -105,6 +107,9 @@ func tableStatements(role awsiam.Role, table awsdynamodb.Table, fn string, mailO
 				"dynamodb:LeadingKeys": []string{store.RateLimitKeyPrefix + "*"},
 				"dynamodb:Attributes":  store.RateLimitAttributes,
 			},
+		})
+		add("RequestLog", []string{"dynamodb:PutItem"}, tableArn, map[string]any{
+			"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{store.RequestLogKeyPrefix + "*"}},
 		})
 	}
 }

@@ -218,6 +218,8 @@ func TestTablePermissions(t *testing.T) {
 						"dynamodb:LeadingKeys": []any{store.RateLimitKeyPrefix + "*"},
 						"dynamodb:Attributes":  rlAttrs,
 					}}}
+				want["RequestLog"] = stmt{[]string{"dynamodb:PutItem"}, []string{table}, map[string]any{
+					"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []any{store.RequestLogKeyPrefix + "*"}}}}
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %s: table statements\n got %+v\nwant %+v", stage, f.Name, got, want)

@@ -179,6 +179,7 @@ var Routes = map[string]string{
 	"ANY /webhook-endpoints/{proxy+}":  "webhooks", // replays (docs/webhooks.md)
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
+	"ANY /request-log/{proxy+}":        "webhooks",
 	"ANY /order-events":                "webhooks",
 	"ANY /ticket-keys":                 "checkins",
 	"ANY /check-ins":                   "checkins",

@@ -82,6 +82,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route)
 	if err != nil {
 		return r, err
 	}
+	if key.Type == keyType && key.Environment == env {
+		noteKey(r.Context(), key) // a key of the organizer: the request log keeps the request
+	}
 	if err := s.checkKey(r, rt, key, keyType, env, now); err != nil {
 		return r, err
 	}

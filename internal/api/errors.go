@@ -83,6 +83,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	noteError(w, string(e.Code))
 	msg := e.Message
 	if status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", e.Code, "error", err)

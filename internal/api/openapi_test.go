@@ -164,6 +164,7 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/test-helpers/seat-holds/expire":             {"post"},
 		"/webhook-endpoints/{id}/replay":              {"post"},
 		"/webhook-endpoints/{id}/replays/{replay_id}": {"get"},
+		"/request-log/{request_id}":                   {"get"},
 		// Additions: ticket transfers (docs/transfers.md).
 		"/tickets/{ticket_number}/transfers": {"post"},
 		"/transfers/{id}":                    {"get", "delete"},

@@ -156,6 +156,9 @@ type Server struct {
 	Waitroom     WaitingRoom
 	queueLookups QueueLookups
 	queueRoutes  []*route
+	// RequestLog, when set, keeps every request authenticated with an
+	// organizer's key for GET /request-log/{request_id} (requestlog.go).
+	RequestLog RequestLog
 
 	keys  keyCache
 	spent spentCounters
@@ -247,6 +250,7 @@ func (s *Server) routes() []*route {
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
 		{method: "POST", pattern: "/webhook-endpoints/{id}/replay", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.replayWebhooks},
 		{method: "GET", pattern: "/webhook-endpoints/{id}/replays/{replay_id}", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.getWebhookReplay},
+		{method: "GET", pattern: "/request-log/{request_id}", group: GroupWebhooks, skOnly: true, handle: s.getRequestLog},
 		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
 		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},
 	}, slices.Concat(s.doorRoutes, s.transferRoutes, s.queueRoutes)...)
@@ -383,6 +387,8 @@ type routeHandler struct {
 func (h routeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in, _ := r.Context().Value(ctxRouted).(routed)
 	r.URL = in.url // r is the router's copy; it keeps the mux's path values
+	w, r, logged := h.rt.s.logRequest(w, r, h.route)
+	defer logged()
 	r, err := h.rt.admit(w, r, h.route, in.viaEdge)
 	if err != nil {
 		writeError(w, r, err)

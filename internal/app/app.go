@@ -265,7 +265,8 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 			Window:             cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeyCacheTTL: cfg.KeyCacheTTL, KeyMissTTL: cfg.KeyMissTTL, HealthCacheTTL: cfg.HealthCacheTTL,
 		},
-		Edge: api.Edge{Secret: cfg.Edge.Secret, Only: cfg.Edge.Only},
+		Edge:       api.Edge{Secret: cfg.Edge.Secret, Only: cfg.Edge.Only},
+		RequestLog: st.RequestLog(),
 	}
 }
 

@@ -14,7 +14,8 @@ type Access struct {
 	Writes []string
 	// RateLimit: the function serves HTTP requests, whose admission counts the
 	// request on rate-limit counter items (CountRequest): UpdateItem of
-	// RateLimitAttributes of RateLimitKeyPrefix items only.
+	// RateLimitAttributes of RateLimitKeyPrefix items only; and whose request
+	// log (PutRequest) puts RequestLogKeyPrefix items: PutItem of those only.
 	RateLimit bool
 	// KeyIPs: the function serves secret keys and, with email on, records
 	// their client networks (one KEYIP# item per key, day and network, put if

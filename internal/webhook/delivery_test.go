@@ -241,11 +241,7 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 	rc := newReceiver(t)
 	ep, secret := h.endpoint(rc, true)
 
-	cfg := h.a.Config
-	cfg.RefundDelay, cfg.TestOrderTTL = time.Second, time.Second
-	sales := app.NewSales(cfg, h.a.Store.Sales(), h.a.Timers, nil)
-	sales.Deps.Events = h.a.Webhooks
-
+	sales := h.a.Sales
 	paid := h.order(h.a.Sales)
 	h.simulate(paid.ID, ticketing.OutcomePaid)
 	e := eventFor(t, rc, ticketing.EventOrderPaid, paid.ID)
@@ -258,7 +254,10 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 	h.simulate(cancelled.ID, ticketing.OutcomeCancelled)
 	checkSigned(t, eventFor(t, rc, ticketing.EventOrderCancelled, cancelled.ID), secret)
 
-	expiring := h.order(sales) // expires after 1 s through the timers queue
+	expiring := h.order(sales) // expires now, as its timer would expire it (the test helper)
+	if _, err := sales.Tests.ExpireOrder(h.ctx, h.tenant, expiring.ID); err != nil {
+		t.Fatal(err)
+	}
 	e = eventFor(t, rc, ticketing.EventOrderCancelled, expiring.ID)
 	checkSigned(t, e, secret)
 	if e.Order.Status != "cancelled" {
@@ -268,7 +267,10 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 	if _, err := sales.Orders.RefundOrder(h.ctx, h.tenant, paid.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	e = eventFor(t, rc, ticketing.EventOrderRefunded, paid.ID) // settles after 1 s through the timers queue
+	if _, err := sales.Tests.RefundOutcome(h.ctx, h.tenant, paid.ID, "settle"); err != nil { // settles now (the test helper)
+		t.Fatal(err)
+	}
+	e = eventFor(t, rc, ticketing.EventOrderRefunded, paid.ID)
 	checkSigned(t, e, secret)
 	if e.Order.Status != "refunded" {
 		t.Errorf("order.refunded carries %+v", e.Order)

@@ -179,11 +179,12 @@ func (s *Service) Attempt(ctx context.Context, m Message) error {
 	if reason := notReceiving(ep); reason != "" {
 		return s.skip(ctx, d, reason, now)
 	}
-	if ok, err := s.admit(ctx, ep.URL, d.ReplayID != "", now); err != nil || !ok {
-		if err != nil {
-			return err
-		}
-		// Over an outbound limit: try again in a moment; not an attempt.
+	ok, now, err := s.admitSoon(ctx, ep.URL, d.ReplayID != "", now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// Over an outbound limit in two windows: try again in a moment; not an attempt.
 		wait := time.Second + rand.N(2*time.Second)
 		return s.Queue.Send(ctx, m, wait)
 	}
@@ -263,6 +264,31 @@ func (s *Service) record(d *Delivery, n int, now time.Time, res Result) {
 		recheck := d.NextAttemptAt.Add(s.Settings.SweepGrace)
 		d.RecheckAt = &recheck
 	}
+}
+
+// windowJitter spreads the attempts that waited for the next outbound window
+// over its first moments.
+const windowJitter = 50 * time.Millisecond
+
+// admitSoon admits an attempt under the outbound limits now or, when the
+// current one-second window is full, at the start of the next one: that wait
+// (under a second) is spent here, because a queue delay is whole seconds and a
+// postponed attempt waited 1-3 s. It returns the time of the admission.
+func (s *Service) admitSoon(ctx context.Context, rawURL string, replay bool, now time.Time) (bool, time.Time, error) {
+	ok, err := s.admit(ctx, rawURL, replay, now)
+	if err != nil || ok {
+		return ok, now, err
+	}
+	t := time.NewTimer(now.Truncate(time.Second).Add(time.Second).Sub(now) + rand.N(windowJitter))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false, now, ctx.Err()
+	case <-t.C:
+	}
+	now = s.now()
+	ok, err = s.admit(ctx, rawURL, replay, now)
+	return ok, now, err
 }
 
 // admit takes the attempt from the per-domain and the global outbound

@@ -10,6 +10,10 @@
 // (`make load-webhooks` starts them) and a receiver on a loopback port.
 //
 //	go run ./scripts/webhookload -latency 200 -deliveries 1000
+//
+// TIX_WEBHOOK_* settings (docs/configuration.md) apply, e.g.
+// TIX_WEBHOOK_DOMAIN_RATE=10 for sequential payments faster than the
+// receiving host's outbound limit.
 package main
 
 import (
@@ -162,6 +166,9 @@ func newApp(ctx context.Context) (*app.App, error) {
 			return config.LocalKeyring
 		case "TIX_LOG_LEVEL":
 			return "error"
+		}
+		if strings.HasPrefix(k, "TIX_WEBHOOK_") {
+			return os.Getenv(k) // e.g. TIX_WEBHOOK_DOMAIN_RATE: the receiver's outbound limit
 		}
 		return ""
 	})

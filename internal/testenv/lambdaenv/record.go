@@ -199,6 +199,8 @@ func Allowed(fn string, c Call) error {
 		return nil
 	case p.KeyIPs && c.Action == "dynamodb:PutItem" && hasAnyPrefix(c.PK, store.KeyIPPrefixes):
 		return nil
+	case p.RateLimit && c.Action == "dynamodb:PutItem" && strings.HasPrefix(c.PK, store.RequestLogKeyPrefix):
+		return nil
 	}
 	return fmt.Errorf("%s (item %q) is not in store.Permissions", c.Action, c.PK)
 }
