@@ -27,6 +27,7 @@ import (
 	"os"
 	"time"
 
+	"tix/internal/api"
 	"tix/internal/auth"
 	"tix/internal/store"
 )
@@ -172,12 +173,24 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 			fmt.Printf("    %-60s %4d items, %.4f transactions a %s on each: %5.0f/s at %.0f %ss/s, healthy up to %s %ss/s\n",
 				trim(c.Shape, 60), c.Items, c.PerItem, ph, c.PerItem*rates[ph], rates[ph], ph, rate(c.Ceiling()), ph)
 		}
+		for _, c := range ClientCounters(meter.TxItems(ph), max(ops[ph], 1)) {
+			fmt.Printf("    %-60s one client's item, %.2f transactions a %s: %3.0f/s for a client at its most (%d orders and holds/s, whatever its budget)%s\n",
+				trim(c.Shape, 60), c.PerOp, ph, c.Rate(), api.MaxClientWritesPerSecond, conflicts(c.Rate() > HealthyItemRate))
+		}
 		if ph == phaseOrder && len(cs) > 0 && clamp(cs[0].Ceiling()) < res.orders {
 			res.orders, res.binding = clamp(cs[0].Ceiling()), "transactions on item "+cs[0].Shape
 		}
 	}
 	PrintNeeds(os.Stdout, System(os.Stdout, totals, rates, hot, tr))
 	return res
+}
+
+// conflicts flags an item above the healthy transaction rate.
+func conflicts(b bool) string {
+	if b {
+		return "  OVER (transaction conflicts)"
+	}
+	return ""
 }
 
 // partitionOf names a load's partition ("none" for no load).

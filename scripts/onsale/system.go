@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"tix/internal/api"
 )
 
 // The honest rules count what AWS does beyond one partition's limits
@@ -107,6 +109,39 @@ func ItemContention(tx map[string]int, ops int) []Contention {
 		out = append(out, Contention{Shape: s, Items: a.items, PerItem: float64(a.total) / float64(a.items) / float64(ops)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PerItem > out[j].PerItem })
+	return out
+}
+
+// ClientCounter is what a client's own counter (one item per client and
+// event: its pending orders and held seats) takes: PerOp transactions an
+// operation of that client. Its fullest rate is a client at
+// api.MaxClientWritesPerSecond, the most order and hold creations a second
+// one client network gets whatever its key's budget.
+type ClientCounter struct {
+	Shape string
+	PerOp float64
+}
+
+// Rate is the transactions a second on one client's counter at the most
+// creations a second a client gets.
+func (c ClientCounter) Rate() float64 { return c.PerOp * api.MaxClientWritesPerSecond }
+
+// ClientCounters are the per-client counters (an IP in the key) among the
+// items transactions touched (tx: "PK SK" -> transactions), each shape with
+// its transactions per operation of one client (ops operations, each from
+// a client of its own), most first.
+func ClientCounters(tx map[string]int, ops int) []ClientCounter {
+	total := map[string]int{}
+	for k, n := range tx {
+		if itemIP.MatchString(k) {
+			total[Shape(Partition{Key: k})] += n
+		}
+	}
+	var out []ClientCounter
+	for s, n := range total {
+		out = append(out, ClientCounter{Shape: s, PerOp: float64(n) / float64(ops)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PerOp > out[j].PerOp })
 	return out
 }
 

@@ -75,3 +75,21 @@ func TestItemContention_OwnItemsAndClients(t *testing.T) {
 		t.Fatalf("%+v, want only the tally's two items, 1 transaction an order each", cs)
 	}
 }
+
+// TestClientCounters: a client's own counter, in two transactions of each
+// of its orders (taken, given back at payment), is at 50 a second for a
+// client at the most creations a second it gets: the healthy rate.
+func TestClientCounters(t *testing.T) {
+	tx := map[string]int{
+		"ORD#ord_AbCdEfGhIjKl META": 6, "ORD#ord_ZyXwVuTsRqPo META": 6,
+		"PCAP#org_onsale#test#127.1.0.1#evt_onsale CAP": 2, "PCAP#org_onsale#test#127.1.0.2#evt_onsale CAP": 2,
+		"TALLY#org_onsale#test#3 Q#2026-11-26T06:00": 2,
+	}
+	cs := ClientCounters(tx, 2)
+	if len(cs) != 1 || cs[0].PerOp != 2 || cs[0].Rate() != 50 {
+		t.Fatalf("%+v, want one shape, 2 transactions an order, 50/s at 25 orders/s", cs)
+	}
+	if cs[0].Rate() > HealthyItemRate {
+		t.Errorf("a client's counter at %.0f transactions/s, above the healthy %.0f", cs[0].Rate(), HealthyItemRate)
+	}
+}
