@@ -57,6 +57,8 @@ func main() {
 	flag.Float64Var(&tr.OrderLatency, "order-latency", 0.1, "seconds of POST /orders besides the bank")
 	flag.Float64Var(&tr.ReadLatency, "read-latency", 0.03, "seconds of an availability read")
 	flag.Float64Var(&tr.Minutes, "rush-minutes", 10, "minutes the rush lasts (the webhook backlog)")
+	flag.Float64Var(&tr.DeliverMessages, "deliver-messages", 2, "messages an order puts on the deliveries queue (its webhook, its tickets' email job)")
+	flag.Float64Var(&tr.DeliverLatency, "deliver-latency", 0.2, "seconds the deliver function takes for one message (a webhook POST, an email's render and send)")
 	flag.Parse()
 	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, "tier-capacity": *tierCap}
 	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate}
@@ -186,12 +188,7 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 }
 
 // conflicts flags an item above the healthy transaction rate.
-func conflicts(b bool) string {
-	if b {
-		return "  OVER (transaction conflicts)"
-	}
-	return ""
-}
+func conflicts(b bool) string { return flagIf(b, "  OVER (transaction conflicts)") }
 
 // partitionOf names a load's partition ("none" for no load).
 func partitionOf(l *Load) string {

@@ -47,6 +47,39 @@ type Traffic struct {
 	OrderLatency float64 // seconds of POST /orders besides the bank
 	ReadLatency  float64 // seconds of an availability read
 	Minutes      float64 // length of the rush, for the webhook backlog
+	// DeliverMessages and DeliverLatency: messages an order puts on the
+	// deliveries queue (its webhook, its tickets' email job) and the
+	// seconds the deliver function takes for one (a POST, a render and send).
+	DeliverMessages, DeliverLatency float64
+}
+
+// DeliverInFlight is what the deliver function's queue mapping takes at
+// once: infra's DeliverMaxConcurrency (20) invocations of BatchSize (10)
+// messages, each batch's handled concurrently. Every webhook and email job
+// of the stage shares it.
+const DeliverInFlight = 20 * 10
+
+// Deliveries prints the deliver function at ro orders/s: the messages they
+// put on the deliveries queue against what DeliverInFlight at
+// tr.DeliverLatency each passes, and how late a rush's last one leaves;
+// it returns that lag in seconds.
+func Deliveries(w io.Writer, ro float64, tr Traffic) float64 {
+	passes, need := DeliverInFlight/tr.DeliverLatency, ro*tr.DeliverMessages
+	lag := 0.0
+	if need > passes {
+		lag = tr.Minutes * 60 * (need - passes) / passes
+	}
+	fmt.Fprintf(w, "==> Deliveries: %.0f messages/s (%.0f an order: its webhook, its email job) at %.2fs each; the deliver function takes %d at once (infra DeliverMaxConcurrency x BatchSize), %.0f/s: a %.0f-minute rush's last one %.0f minutes late%s\n",
+		need, tr.DeliverMessages, tr.DeliverLatency, DeliverInFlight, passes, tr.Minutes, lag/60, flagIf(need > passes, "  OVER (the deliver mapping's cap binds before the webhook limits)"))
+	return lag
+}
+
+// flagIf is s when b, else nothing.
+func flagIf(b bool, s string) string {
+	if b {
+		return s
+	}
+	return ""
 }
 
 // Contention is an item shape that many operations' transactions share:
@@ -281,6 +314,7 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	}
 	fmt.Fprintf(w, "==> Webhooks: %.0f order.paid/s to the organizer's endpoint; at the default %d/s per host (%d/s in all) a %.0f-minute rush leaves the last one %.0f minutes late\n",
 		ro, WebhookDomainRate, WebhookGlobalRate, tr.Minutes, lag/60)
+	Deliveries(w, ro, tr)
 	fmt.Fprintf(w, "==> Sell-out: a refused order costs its refused transaction, no read of the shards but each process's first each %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
 		ShardHintSeconds, n.Orders, n.Orders/ShardHintSeconds)
 	return n

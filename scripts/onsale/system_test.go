@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +92,20 @@ func TestClientCounters(t *testing.T) {
 	}
 	if cs[0].Rate() > HealthyItemRate {
 		t.Errorf("a client's counter at %.0f transactions/s, above the healthy %.0f", cs[0].Rate(), HealthyItemRate)
+	}
+}
+
+// TestDeliveries: 5,000 orders/s, each a webhook and an email job at 0.2 s,
+// are 10,000 messages/s against the deliver mapping's 200 at once (1,000/s):
+// a 10-minute rush's last one leaves 90 minutes late; 400 orders/s pass.
+func TestDeliveries(t *testing.T) {
+	tr := Traffic{DeliverMessages: 2, DeliverLatency: 0.2, Minutes: 10}
+	var out strings.Builder
+	if lag := Deliveries(&out, 5000, tr); math.Abs(lag-5400) > 1e-6 || !strings.Contains(out.String(), "OVER") {
+		t.Errorf("lag %.0f s, want 5,400 (90 minutes), flagged; %s", lag, out.String())
+	}
+	out.Reset()
+	if lag := Deliveries(&out, 400, tr); lag != 0 || strings.Contains(out.String(), "OVER") {
+		t.Errorf("400 orders/s: lag %.0f s, want none; %s", lag, out.String())
 	}
 }
