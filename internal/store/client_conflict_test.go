@@ -26,18 +26,11 @@ import (
 // counter is back at zero.
 func TestOnSaleClientCountersAtTheirMostUnderTransactionConflicts(t *testing.T) {
 	const (
-		awsRate    = 5000
-		awsHold    = 10 * time.Millisecond
-		localRate  = 50
 		orders     = 400
 		clientRate = 25 // api.MaxClientWritesPerSecond
-		clients    = awsRate / clientRate
+		clients    = modelRate / clientRate
 	)
-	stretch := time.Duration(awsRate / localRate)
-	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), awsHold*stretch)
-	now := time.Now().UTC().Truncate(time.Second)
-	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
-	st.SetConflictWait(5 * time.Millisecond * stretch)
+	st, proxy, now := atModelsRate(t)
 	ctx := context.Background()
 	ev := ticketingtest.Event(now)
 	ev.ID, ev.Ref, ev.HasSeating, ev.Seating, ev.Zones, ev.Promos = "evt_onsale_cc", "onsale-cc", false, nil, nil, nil
@@ -49,25 +42,18 @@ func TestOnSaleClientCountersAtTheirMostUnderTransactionConflicts(t *testing.T) 
 		return fmt.Sprintf("%s#%s#10.0.%d.%d#%s", ticketingtest.Org, ticketing.EnvTest, c/256, c%256, ev.ID)
 	}
 	var (
-		wg       sync.WaitGroup
 		failed   atomic.Int64
 		mu       sync.Mutex
 		firstErr error
 	)
-	tick := time.NewTicker(time.Second / localRate)
-	defer tick.Stop()
-	for i := range orders {
-		<-tick.C
-		wg.Go(func() {
-			if err := clientOrder(ctx, st, ev, now, i, clientKey(i%clients)); err != nil {
-				failed.Add(1)
-				mu.Lock()
-				firstErr = err
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	offer(orders, func(i int) {
+		if err := clientOrder(ctx, st, ev, now, i, clientKey(i%clients)); err != nil {
+			failed.Add(1)
+			mu.Lock()
+			firstErr = err
+			mu.Unlock()
+		}
+	})
 	t.Logf("%d orders from %d clients: %d transactions, %d cancelled for a conflict; hottest %v",
 		orders, clients, proxy.Transactions(), proxy.Conflicts(), proxy.Hottest(3))
 	if failed.Load() > 0 {
@@ -99,4 +85,39 @@ func clientOrder(ctx context.Context, st *store.Store, ev *ticketing.Event, now 
 		return fmt.Errorf("pay %s: %w", o.ID, err)
 	}
 	return nil
+}
+
+// The model's rate and how tests stand in for it: an item is held about
+// modelHold per transaction on AWS; a test offers localRate orders/s.
+const (
+	modelRate = 5000
+	modelHold = 10 * time.Millisecond
+	localRate = 50
+)
+
+// atModelsRate is a store behind a testenv.ConflictProxy that keeps items
+// as busy as AWS does at modelRate orders/s while a test offers localRate:
+// the proxy's hold and the store's waits after a conflict (5 ms) stretched
+// by modelRate/localRate. now is the store's fixed clock.
+func atModelsRate(t *testing.T) (*store.Store, *testenv.ConflictProxy, time.Time) {
+	t.Helper()
+	stretch := time.Duration(modelRate / localRate)
+	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), modelHold*stretch)
+	now := time.Now().UTC().Truncate(time.Second)
+	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
+	st.SetConflictWait(5 * time.Millisecond * stretch)
+	return st, proxy, now
+}
+
+// offer runs f(0..n-1) at localRate calls a second, each on its own
+// goroutine, and waits for them all.
+func offer(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / localRate)
+	defer tick.Stop()
+	for i := range n {
+		<-tick.C
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
 }

@@ -97,6 +97,7 @@ func (c Contention) Ceiling() float64 { return HealthyItemRate / c.PerItem }
 var (
 	itemNumber = regexp.MustCompile(`\d+`)
 	itemIP     = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`)
+	itemWindow = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}`) // a tally's quarter
 )
 
 // ItemContention groups the items that transactions touched (tx: "PK SK" ->
@@ -105,21 +106,25 @@ var (
 // is shared when its items differ only by numbers (the shards of a counter,
 // of a tally, a time window) or it has one item (a promo code); items that
 // differ by an id are an operation's own (an order, its key's record, its
-// timer), and per-client counters (an IP in the key) are one client's: its
-// rate is its per-IP budget (TIX_RATE_IP_WRITES, 60 a minute).
+// timer), and per-client counters (an IP in the key) are one client's
+// (ClientCounters). The items of a time window (a tally's quarter) are
+// counted once per window: a run across a quarter's end touches each shard
+// in two quarters, one after the other.
 func ItemContention(tx map[string]int, ops int) []Contention {
 	type agg struct {
 		items, total int
 		names        map[string]bool // the keys with their numbers masked
+		windows      map[string]bool
 	}
 	shapes := map[string]*agg{}
 	for k, n := range tx {
 		s := Shape(Partition{Key: k})
 		a := shapes[s]
 		if a == nil {
-			a = &agg{names: map[string]bool{}}
+			a = &agg{names: map[string]bool{}, windows: map[string]bool{}}
 			shapes[s] = a
 		}
+		a.windows[itemWindow.FindString(k)] = true
 		a.items++
 		a.total += n
 		a.names[itemNumber.ReplaceAllString(itemIP.ReplaceAllString(k, "{ip}"), "{n}")] = true
@@ -139,7 +144,8 @@ func ItemContention(tx map[string]int, ops int) []Contention {
 		if len(a.names) > 1 || strings.Contains(s, "{ip}") {
 			continue
 		}
-		out = append(out, Contention{Shape: s, Items: a.items, PerItem: float64(a.total) / float64(a.items) / float64(ops)})
+		items := float64(a.items) / float64(len(a.windows)) // at once
+		out = append(out, Contention{Shape: s, Items: int(math.Round(items)), PerItem: float64(a.total) / items / float64(ops)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PerItem > out[j].PerItem })
 	return out
@@ -159,14 +165,14 @@ type ClientCounter struct {
 // creations a second a client gets.
 func (c ClientCounter) Rate() float64 { return c.PerOp * api.MaxClientWritesPerSecond }
 
-// ClientCounters are the per-client counters (an IP in the key) among the
-// items transactions touched (tx: "PK SK" -> transactions), each shape with
+// ClientCounters are the per-client counters (an IP in the key, and no
+// request's hash) among the items transactions touched (tx: "PK SK" -> transactions), each shape with
 // its transactions per operation of one client (ops operations, each from
 // a client of its own), most first.
 func ClientCounters(tx map[string]int, ops int) []ClientCounter {
 	total := map[string]int{}
 	for k, n := range tx {
-		if itemIP.MatchString(k) {
+		if itemIP.MatchString(k) && !strings.Contains(Shape(Partition{Key: k}), "{hash}") { // not a request's own (an idempotency key's)
 			total[Shape(Partition{Key: k})] += n
 		}
 	}

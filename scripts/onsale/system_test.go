@@ -64,7 +64,7 @@ func TestMeanShards(t *testing.T) {
 
 // TestItemContention_OwnItemsAndClients: items that differ by an id (each
 // order's) and per-client counters are left out, however few the orders;
-// the quarter items of a tally are shared.
+// the quarter items of a tally are shared, one quarter's at a time.
 func TestItemContention_OwnItemsAndClients(t *testing.T) {
 	tx := map[string]int{
 		"ORD#ord_AbCdEfGhIjKl META": 6, "ORD#ord_ZyXwVuTsRqPo META": 6,
@@ -72,8 +72,8 @@ func TestItemContention_OwnItemsAndClients(t *testing.T) {
 		"TALLY#org_onsale#test#3 Q#2026-11-26T06:00": 2, "TALLY#org_onsale#test#9 Q#2026-11-26T06:15": 2,
 	}
 	cs := ItemContention(tx, 2)
-	if len(cs) != 1 || cs[0].Items != 2 || cs[0].PerItem != 1 {
-		t.Fatalf("%+v, want only the tally's two items, 1 transaction an order each", cs)
+	if len(cs) != 1 || cs[0].Items != 1 || cs[0].PerItem != 2 {
+		t.Fatalf("%+v, want only the tally: one item a quarter, in both transactions of each order", cs)
 	}
 }
 
@@ -107,5 +107,25 @@ func TestDeliveries(t *testing.T) {
 	out.Reset()
 	if lag := Deliveries(&out, 400, tr); lag != 0 || strings.Contains(out.String(), "OVER") {
 		t.Errorf("400 orders/s: lag %.0f s, want none; %s", lag, out.String())
+	}
+}
+
+// TestItemContention_QuarterWindows: a run across a quarter's end touches
+// each tally shard in two quarters; the shards are busy at the rate of one
+// quarter's items, not of both together. A client's idempotency record
+// (a request's own, by its hash) is no client counter.
+func TestItemContention_QuarterWindows(t *testing.T) {
+	tx := map[string]int{}
+	for sh := range 256 {
+		tx[fmt.Sprintf("TALLY#org_onsale#test#%d Q#2026-11-26T09:30", sh)] = 2
+		tx[fmt.Sprintf("TALLY#org_onsale#test#%d Q#2026-11-26T09:45", sh)] = 2
+	}
+	tx["IDEM#org#test#order#pk#key_x#127.1.0.1#0123456789abcdef0123 IDEM"] = 1
+	cs := ItemContention(tx, 1024)
+	if len(cs) != 1 || cs[0].Items != 256 || math.Abs(cs[0].PerItem-4.0/1024) > 1e-9 {
+		t.Fatalf("%+v, want 256 items at once, 4 transactions each over 1,024 orders", cs)
+	}
+	if cc := ClientCounters(tx, 1024); len(cc) != 0 {
+		t.Errorf("client counters %+v, want none", cc)
 	}
 }
