@@ -62,6 +62,20 @@ func (l Limits) shardsFor(limit int) int {
 	return max(1, min(n, maxShards, limit))
 }
 
+// MaxClientWritesPerSecond bounds a publishable key's order and hold
+// creations from one client network, whatever its budget says: each
+// creation is a transaction on the client's pending-order counter (one
+// item per client and event) and its payment, cancellation or release
+// another, and one item stays mostly free of DynamoDB's transaction
+// conflicts up to about 50 transactions a second (docs/measurements.md,
+// The on-sale model).
+const MaxClientWritesPerSecond = 25
+
+// clientWriteCap is MaxClientWritesPerSecond over a window (at least 1).
+func clientWriteCap(window time.Duration) int {
+	return max(1, int(MaxClientWritesPerSecond*window.Seconds()))
+}
+
 // limitsFor returns the budgets of a key for a bucket: the key's own (a
 // secret key's budget, a publishable key's ceiling) and, for a publishable
 // key, each client network's. The key's rate_limits override the defaults.
@@ -81,7 +95,7 @@ func (s *Server) limitsFor(k *auth.Key, bucket string) (perKey, perClient int) {
 	case k.Type == auth.Publishable && read:
 		return pick(rl.Reads, l.PKReadsPerWindow), pick(rl.IPReads, l.IPReadsPerWindow)
 	case k.Type == auth.Publishable:
-		return pick(rl.Writes, l.PKWritesPerWindow), pick(rl.IPWrites, l.IPWritesPerWindow)
+		return pick(rl.Writes, l.PKWritesPerWindow), min(pick(rl.IPWrites, l.IPWritesPerWindow), clientWriteCap(l.Window))
 	case read:
 		return pick(rl.Reads, l.ReadsPerWindow), 0
 	default:

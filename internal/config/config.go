@@ -110,7 +110,7 @@ var Vars = []Var{
 	{"TIX_RATE_READS", "600", "secret keys: requests per key per window, all but order and hold creation (tixctl keys set-budget overrides per key)"},
 	{"TIX_RATE_WRITES", "60", "secret keys: order and hold creations per key per window"},
 	{"TIX_RATE_IP_READS", "600", "publishable keys: requests per client network (IPv4 address, IPv6 /64) and key per window, all but order and hold creation"},
-	{"TIX_RATE_IP_WRITES", "60", "publishable keys: order and hold creations per client network and key per window"},
+	{"TIX_RATE_IP_WRITES", "60", "publishable keys: order and hold creations per client network and key per window; at most 25 a second count (a client's pending-order counter stays within its transaction rate)"},
 	{"TIX_RATE_PK_READS", "60000", "publishable keys: ceiling of requests per key per window, all clients together, all but order and hold creation"},
 	{"TIX_RATE_PK_WRITES", "6000", "publishable keys: ceiling of order and hold creations per key per window, all clients together"},
 	{"TIX_RATE_POLL_READS", "3000", "order status reads with a poll token instead of a key, per client network per window (room for many buyers behind one carrier NAT)"},

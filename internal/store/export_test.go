@@ -70,3 +70,19 @@ func (s *Store) PutPromoUses(ctx context.Context, event string, env ticketing.En
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
 	return err
 }
+
+// ClientCapCount reads the orders and units counted on a client's counter.
+func (s *Store) ClientCapCount(ctx context.Context, key string) (orders, units int, err error) {
+	item, err := s.Limits.clientCapItem(ctx, key)
+	if err != nil {
+		return 0, 0, err
+	}
+	var n struct {
+		N int `json:"n"`
+		U int `json:"u"`
+	}
+	if err := unmarshal(item, &n); err != nil {
+		return 0, 0, err
+	}
+	return n.N, n.U, nil
+}

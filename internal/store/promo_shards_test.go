@@ -27,17 +27,10 @@ import (
 // reinstatement takes again.
 func TestLimitedPromoCodeAtTheModelsRateUnderTransactionConflicts(t *testing.T) {
 	const (
-		awsRate   = 5000
-		awsHold   = 10 * time.Millisecond
-		localRate = 50
-		orders    = 300
-		maxUses   = 200
+		orders  = 300
+		maxUses = 200
 	)
-	stretch := time.Duration(awsRate / localRate)
-	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), awsHold*stretch)
-	now := time.Now().UTC().Truncate(time.Second)
-	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
-	st.SetConflictWait(5 * time.Millisecond * stretch)
+	st, proxy, now := atModelsRate(t)
 	ctx := context.Background()
 	ev := promoEvent(now, maxUses)
 	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
@@ -48,17 +41,8 @@ func TestLimitedPromoCodeAtTheModelsRateUnderTransactionConflicts(t *testing.T) 
 		t.Fatalf("%d shards for a code of %d uses, want %d", len(caps), maxUses, ticketing.MaxStockShards)
 	}
 
-	var (
-		wg sync.WaitGroup
-		r  promoResults
-	)
-	tick := time.NewTicker(time.Second / localRate)
-	defer tick.Stop()
-	for i := range orders {
-		<-tick.C
-		wg.Go(func() { r.order(ctx, st, ev, now, i) })
-	}
-	wg.Wait()
+	var r promoResults
+	offer(orders, func(i int) { r.order(ctx, st, ev, now, i) })
 	got, usedUp, contended, failed, placed := len(r.placed), r.usedUp, r.contended, len(r.other), r.placed
 	var firstErr error
 	if failed > 0 {
@@ -69,7 +53,7 @@ func TestLimitedPromoCodeAtTheModelsRateUnderTransactionConflicts(t *testing.T) 
 	if proxy.Conflicts() == 0 {
 		t.Fatal("no transaction was cancelled for a conflict: the proxy did not put the items under load")
 	}
-	inFlight := int(awsRate * awsHold / time.Second)
+	inFlight := int(modelRate * modelHold / time.Second)
 	if failed > 0 || got != maxUses || contended > inFlight || usedUp+contended != orders-maxUses {
 		t.Fatalf("%d got the code, %d refused as used up, %d asked to retry, %d failed (the first: %v); want %d, the rest used up (at most %d asked to retry), none failed",
 			got, usedUp, contended, failed, firstErr, maxUses, inFlight)

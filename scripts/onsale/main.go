@@ -28,6 +28,7 @@ import (
 	"os"
 	"time"
 
+	"tix/internal/api"
 	"tix/internal/auth"
 	"tix/internal/store"
 )
@@ -60,6 +61,8 @@ func main() {
 	flag.Float64Var(&tr.OrderLatency, "order-latency", 0.1, "seconds of POST /orders besides the bank")
 	flag.Float64Var(&tr.ReadLatency, "read-latency", 0.03, "seconds of an availability read")
 	flag.Float64Var(&tr.Minutes, "rush-minutes", 10, "minutes the rush lasts (the webhook backlog)")
+	flag.Float64Var(&tr.DeliverMessages, "deliver-messages", 2, "messages an order puts on the deliveries queue (its webhook, its tickets' email job)")
+	flag.Float64Var(&tr.DeliverLatency, "deliver-latency", 0.2, "seconds the deliver function takes for one message (a webhook POST, an email's render and send)")
 	flag.Parse()
 	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, phaseJoin: *joins, "tier-capacity": *tierCap}
 	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate, phaseJoin: *joinRate}
@@ -182,6 +185,10 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 			fmt.Printf("    %-60s %4d items, %.4f transactions a %s on each: %5.0f/s at %.0f %ss/s, healthy up to %s %ss/s\n",
 				trim(c.Shape, 60), c.Items, c.PerItem, ph, c.PerItem*rates[ph], rates[ph], ph, rate(c.Ceiling()), ph)
 		}
+		for _, c := range ClientCounters(meter.TxItems(ph), max(ops[ph], 1)) {
+			fmt.Printf("    %-60s one client's item, %.2f transactions a %s: %3.0f/s for a client at its most (%d orders and holds/s, whatever its budget)%s\n",
+				trim(c.Shape, 60), c.PerOp, ph, c.Rate(), api.MaxClientWritesPerSecond, conflicts(c.Rate() > HealthyItemRate))
+		}
 		if ph == phaseOrder && len(cs) > 0 && clamp(cs[0].Ceiling()) < res.orders {
 			res.orders, res.binding = clamp(cs[0].Ceiling()), "transactions on item "+cs[0].Shape
 		}
@@ -189,6 +196,9 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	PrintNeeds(os.Stdout, System(os.Stdout, totals, rates, hot, tr))
 	return res
 }
+
+// conflicts flags an item above the healthy transaction rate.
+func conflicts(b bool) string { return flagIf(b, "  OVER (transaction conflicts)") }
 
 // partitionOf names a load's partition ("none" for no load).
 func partitionOf(l *Load) string {

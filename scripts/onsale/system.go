@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"tix/internal/api"
 )
 
 // The honest rules count what AWS does beyond one partition's limits
@@ -45,6 +47,39 @@ type Traffic struct {
 	OrderLatency float64 // seconds of POST /orders besides the bank
 	ReadLatency  float64 // seconds of an availability read
 	Minutes      float64 // length of the rush, for the webhook backlog
+	// DeliverMessages and DeliverLatency: messages an order puts on the
+	// deliveries queue (its webhook, its tickets' email job) and the
+	// seconds the deliver function takes for one (a POST, a render and send).
+	DeliverMessages, DeliverLatency float64
+}
+
+// DeliverInFlight is what the deliver function's queue mapping takes at
+// once: infra's DeliverMaxConcurrency (20) invocations of BatchSize (10)
+// messages, each batch's handled concurrently. Every webhook and email job
+// of the stage shares it.
+const DeliverInFlight = 20 * 10
+
+// Deliveries prints the deliver function at ro orders/s: the messages they
+// put on the deliveries queue against what DeliverInFlight at
+// tr.DeliverLatency each passes, and how late a rush's last one leaves;
+// it returns that lag in seconds.
+func Deliveries(w io.Writer, ro float64, tr Traffic) float64 {
+	passes, need := DeliverInFlight/tr.DeliverLatency, ro*tr.DeliverMessages
+	lag := 0.0
+	if need > passes {
+		lag = tr.Minutes * 60 * (need - passes) / passes
+	}
+	fmt.Fprintf(w, "==> Deliveries: %.0f messages/s (%.0f an order: its webhook, its email job) at %.2fs each; the deliver function takes %d at once (infra DeliverMaxConcurrency x BatchSize), %.0f/s: a %.0f-minute rush's last one %.0f minutes late%s\n",
+		need, tr.DeliverMessages, tr.DeliverLatency, DeliverInFlight, passes, tr.Minutes, lag/60, flagIf(need > passes, "  OVER (the deliver mapping's cap binds before the webhook limits)"))
+	return lag
+}
+
+// flagIf is s when b, else nothing.
+func flagIf(b bool, s string) string {
+	if b {
+		return s
+	}
+	return ""
 }
 
 // Contention is an item shape that many operations' transactions share:
@@ -62,6 +97,7 @@ func (c Contention) Ceiling() float64 { return HealthyItemRate / c.PerItem }
 var (
 	itemNumber = regexp.MustCompile(`\d+`)
 	itemIP     = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`)
+	itemWindow = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}`) // a tally's quarter
 )
 
 // ItemContention groups the items that transactions touched (tx: "PK SK" ->
@@ -70,21 +106,25 @@ var (
 // is shared when its items differ only by numbers (the shards of a counter,
 // of a tally, a time window) or it has one item (a promo code); items that
 // differ by an id are an operation's own (an order, its key's record, its
-// timer), and per-client counters (an IP in the key) are one client's: its
-// rate is its per-IP budget (TIX_RATE_IP_WRITES, 60 a minute).
+// timer), and per-client counters (an IP in the key) are one client's
+// (ClientCounters). The items of a time window (a tally's quarter) are
+// counted once per window: a run across a quarter's end touches each shard
+// in two quarters, one after the other.
 func ItemContention(tx map[string]int, ops int) []Contention {
 	type agg struct {
 		items, total int
 		names        map[string]bool // the keys with their numbers masked
+		windows      map[string]bool
 	}
 	shapes := map[string]*agg{}
 	for k, n := range tx {
 		s := Shape(Partition{Key: k})
 		a := shapes[s]
 		if a == nil {
-			a = &agg{names: map[string]bool{}}
+			a = &agg{names: map[string]bool{}, windows: map[string]bool{}}
 			shapes[s] = a
 		}
+		a.windows[itemWindow.FindString(k)] = true
 		a.items++
 		a.total += n
 		a.names[itemNumber.ReplaceAllString(itemIP.ReplaceAllString(k, "{ip}"), "{n}")] = true
@@ -104,9 +144,43 @@ func ItemContention(tx map[string]int, ops int) []Contention {
 		if len(a.names) > 1 || strings.Contains(s, "{ip}") {
 			continue
 		}
-		out = append(out, Contention{Shape: s, Items: a.items, PerItem: float64(a.total) / float64(a.items) / float64(ops)})
+		items := float64(a.items) / float64(len(a.windows)) // at once
+		out = append(out, Contention{Shape: s, Items: int(math.Round(items)), PerItem: float64(a.total) / items / float64(ops)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PerItem > out[j].PerItem })
+	return out
+}
+
+// ClientCounter is what a client's own counter (one item per client and
+// event: its pending orders and held seats) takes: PerOp transactions an
+// operation of that client. Its fullest rate is a client at
+// api.MaxClientWritesPerSecond, the most order and hold creations a second
+// one client network gets whatever its key's budget.
+type ClientCounter struct {
+	Shape string
+	PerOp float64
+}
+
+// Rate is the transactions a second on one client's counter at the most
+// creations a second a client gets.
+func (c ClientCounter) Rate() float64 { return c.PerOp * api.MaxClientWritesPerSecond }
+
+// ClientCounters are the per-client counters (an IP in the key, and no
+// request's hash) among the items transactions touched (tx: "PK SK" -> transactions), each shape with
+// its transactions per operation of one client (ops operations, each from
+// a client of its own), most first.
+func ClientCounters(tx map[string]int, ops int) []ClientCounter {
+	total := map[string]int{}
+	for k, n := range tx {
+		if itemIP.MatchString(k) && !strings.Contains(Shape(Partition{Key: k}), "{hash}") { // not a request's own (an idempotency key's)
+			total[Shape(Partition{Key: k})] += n
+		}
+	}
+	var out []ClientCounter
+	for s, n := range total {
+		out = append(out, ClientCounter{Shape: s, PerOp: float64(n) / float64(ops)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PerOp > out[j].PerOp })
 	return out
 }
 
@@ -246,6 +320,7 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	}
 	fmt.Fprintf(w, "==> Webhooks: %.0f order.paid/s to the organizer's endpoint; at the default %d/s per host (%d/s in all) a %.0f-minute rush leaves the last one %.0f minutes late\n",
 		ro, WebhookDomainRate, WebhookGlobalRate, tr.Minutes, lag/60)
+	Deliveries(w, ro, tr)
 	fmt.Fprintf(w, "==> Sell-out: a refused order costs its refused transaction, no read of the shards but each process's first each %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
 		ShardHintSeconds, n.Orders, n.Orders/ShardHintSeconds)
 	return n

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -63,7 +64,7 @@ func TestMeanShards(t *testing.T) {
 
 // TestItemContention_OwnItemsAndClients: items that differ by an id (each
 // order's) and per-client counters are left out, however few the orders;
-// the quarter items of a tally are shared.
+// the quarter items of a tally are shared, one quarter's at a time.
 func TestItemContention_OwnItemsAndClients(t *testing.T) {
 	tx := map[string]int{
 		"ORD#ord_AbCdEfGhIjKl META": 6, "ORD#ord_ZyXwVuTsRqPo META": 6,
@@ -71,7 +72,60 @@ func TestItemContention_OwnItemsAndClients(t *testing.T) {
 		"TALLY#org_onsale#test#3 Q#2026-11-26T06:00": 2, "TALLY#org_onsale#test#9 Q#2026-11-26T06:15": 2,
 	}
 	cs := ItemContention(tx, 2)
-	if len(cs) != 1 || cs[0].Items != 2 || cs[0].PerItem != 1 {
-		t.Fatalf("%+v, want only the tally's two items, 1 transaction an order each", cs)
+	if len(cs) != 1 || cs[0].Items != 1 || cs[0].PerItem != 2 {
+		t.Fatalf("%+v, want only the tally: one item a quarter, in both transactions of each order", cs)
+	}
+}
+
+// TestClientCounters: a client's own counter, in two transactions of each
+// of its orders (taken, given back at payment), is at 50 a second for a
+// client at the most creations a second it gets: the healthy rate.
+func TestClientCounters(t *testing.T) {
+	tx := map[string]int{
+		"ORD#ord_AbCdEfGhIjKl META": 6, "ORD#ord_ZyXwVuTsRqPo META": 6,
+		"PCAP#org_onsale#test#127.1.0.1#evt_onsale CAP": 2, "PCAP#org_onsale#test#127.1.0.2#evt_onsale CAP": 2,
+		"TALLY#org_onsale#test#3 Q#2026-11-26T06:00": 2,
+	}
+	cs := ClientCounters(tx, 2)
+	if len(cs) != 1 || cs[0].PerOp != 2 || cs[0].Rate() != 50 {
+		t.Fatalf("%+v, want one shape, 2 transactions an order, 50/s at 25 orders/s", cs)
+	}
+	if cs[0].Rate() > HealthyItemRate {
+		t.Errorf("a client's counter at %.0f transactions/s, above the healthy %.0f", cs[0].Rate(), HealthyItemRate)
+	}
+}
+
+// TestDeliveries: 5,000 orders/s, each a webhook and an email job at 0.2 s,
+// are 10,000 messages/s against the deliver mapping's 200 at once (1,000/s):
+// a 10-minute rush's last one leaves 90 minutes late; 400 orders/s pass.
+func TestDeliveries(t *testing.T) {
+	tr := Traffic{DeliverMessages: 2, DeliverLatency: 0.2, Minutes: 10}
+	var out strings.Builder
+	if lag := Deliveries(&out, 5000, tr); math.Abs(lag-5400) > 1e-6 || !strings.Contains(out.String(), "OVER") {
+		t.Errorf("lag %.0f s, want 5,400 (90 minutes), flagged; %s", lag, out.String())
+	}
+	out.Reset()
+	if lag := Deliveries(&out, 400, tr); lag != 0 || strings.Contains(out.String(), "OVER") {
+		t.Errorf("400 orders/s: lag %.0f s, want none; %s", lag, out.String())
+	}
+}
+
+// TestItemContention_QuarterWindows: a run across a quarter's end touches
+// each tally shard in two quarters; the shards are busy at the rate of one
+// quarter's items, not of both together. A client's idempotency record
+// (a request's own, by its hash) is no client counter.
+func TestItemContention_QuarterWindows(t *testing.T) {
+	tx := map[string]int{}
+	for sh := range 256 {
+		tx[fmt.Sprintf("TALLY#org_onsale#test#%d Q#2026-11-26T09:30", sh)] = 2
+		tx[fmt.Sprintf("TALLY#org_onsale#test#%d Q#2026-11-26T09:45", sh)] = 2
+	}
+	tx["IDEM#org#test#order#pk#key_x#127.1.0.1#0123456789abcdef0123 IDEM"] = 1
+	cs := ItemContention(tx, 1024)
+	if len(cs) != 1 || cs[0].Items != 256 || math.Abs(cs[0].PerItem-4.0/1024) > 1e-9 {
+		t.Fatalf("%+v, want 256 items at once, 4 transactions each over 1,024 orders", cs)
+	}
+	if cc := ClientCounters(tx, 1024); len(cc) != 0 {
+		t.Errorf("client counters %+v, want none", cc)
 	}
 }
