@@ -39,6 +39,9 @@ type HoldSeat struct {
 	TierID        string  `json:"tier_id"`
 	TierName      string  `json:"tier_name"`
 	Price         int64   `json:"price"`
+	// Block is the seat's stock partition (Event.SeatBlock); 0 also for
+	// seats of the one-partition layout.
+	Block int `json:"block,omitempty"`
 }
 
 // HoldRequest is POST /seat-holds.
@@ -207,7 +210,7 @@ func (h *Hold) addSeats(e *Event, seatIDs []string, now time.Time) error {
 		h.Seats = append(h.Seats, HoldSeat{
 			ReservationID: reservationID(h.ID, i), SeatID: id, Label: st.seat.Label,
 			Row: st.seat.Row, Number: st.seat.Number, ZoneName: st.zone.Name, ZoneColor: st.zone.Color,
-			TierID: t.ID, TierName: t.Name, Price: t.Price,
+			TierID: t.ID, TierName: t.Name, Price: t.Price, Block: e.SeatBlock(id),
 		})
 		h.TotalBasePrice += t.Price
 	}
@@ -459,7 +462,7 @@ func (s *Holds) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 func (s *Holds) holdAlive(ctx context.Context, h *Hold, now time.Time) (bool, error) {
 	// Seats only: the stock of an event without tiers is its seats (one
 	// read), not the counter shards of its tiers.
-	st, err := s.Catalog.StockOf(ctx, &Event{ID: h.EventID}, h.Environment, h.OccurrenceID)
+	st, err := s.Catalog.StockOf(ctx, &Event{ID: h.EventID, SeatBlocks: h.seatBlockCount()}, h.Environment, h.OccurrenceID)
 	if err != nil {
 		return false, err
 	}
