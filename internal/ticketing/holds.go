@@ -49,6 +49,16 @@ type HoldRequest struct {
 	EventID      *string  `json:"event_id"`
 	OccurrenceID *string  `json:"occurrence_id"`
 	SeatIDs      []string `json:"seat_ids"`
+	// BestAvailable asks for the best free seats of a tier instead of SeatIDs.
+	BestAvailable *BestAvailable `json:"best_available,omitempty"`
+}
+
+// bestQuantity is how many seats best_available asks for (0: none).
+func (r HoldRequest) bestQuantity() int {
+	if r.BestAvailable == nil || r.BestAvailable.Quantity == nil {
+		return 0
+	}
+	return *r.BestAvailable.Quantity
 }
 
 // reservationID names seat i of a hold; the hold id can be read back from it.
@@ -138,7 +148,7 @@ func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 	}
 	if c.Publishable {
 		h.ClientCap = s.clientCapOf(c, e.ID)
-		if len(h.Seats) > h.ClientCap.MaxUnits {
+		if max(len(h.Seats), req.bestQuantity()) > h.ClientCap.MaxUnits {
 			return nil, s.clientCapError(h.ClientCap)
 		}
 	}
@@ -147,7 +157,11 @@ func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		idem = &Idempotency{Tenant: c.Tenant, Scope: c.idemScope(IdemHold), Key: idemKey, RequestHash: hash,
 			ResourceID: h.ID, LeaseUntil: h.ExpiresAt, CreatedAt: now}
 	}
-	err = s.writeHold(ctx, h, idem, ipState, now)
+	if req.BestAvailable != nil {
+		err = s.holdBestAvailable(ctx, h, e, req.BestAvailable, idem, ipState, now)
+	} else {
+		err = s.writeHold(ctx, h, idem, ipState, now)
+	}
 	var se *StockError
 	switch {
 	case err == nil:
@@ -296,8 +310,11 @@ func validateHoldRequest(req HoldRequest) error {
 	if req.OccurrenceID != nil && *req.OccurrenceID == "" {
 		return Invalid("occurrence_id", "occurrence_id must not be empty; omit it for a single event")
 	}
+	if req.BestAvailable != nil {
+		return validateBestAvailable(req)
+	}
 	if len(req.SeatIDs) == 0 {
-		return Invalid("seat_ids", "seat_ids must list at least one seat")
+		return Invalid("seat_ids", "seat_ids must list at least one seat, or use best_available")
 	}
 	if len(req.SeatIDs) > MaxSeatsPerHold {
 		return Invalid("seat_ids", "at most %d seats per hold", MaxSeatsPerHold)

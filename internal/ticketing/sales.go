@@ -71,6 +71,7 @@ type Holds struct {
 	Limits      ClientLimits
 	HoldStore   HoldStore
 	orders      *Orders
+	seatViews   seatViews // best-available's picks (best_available.go)
 }
 
 // Pricing prices selections and checks promo codes.
