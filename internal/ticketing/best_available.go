@@ -30,8 +30,9 @@ type BestAvailable struct {
 const (
 	// bestPool is how many disjoint candidates, best first, the first
 	// attempt chooses among at random, so that buyers pressing the button at
-	// once do not all ask for the same seats; each attempt that loses a seat
-	// to another buyer doubles it.
+	// once do not all ask for the same seats: times the requests for the
+	// same occurrence this process serves at the moment (one on Lambda);
+	// each attempt that loses a seat to another buyer doubles it.
 	bestPool = 8
 	// bestAttempts bounds the holds one request tries.
 	bestAttempts = 8
@@ -189,8 +190,28 @@ func abs(x int) int { return max(x, -x) }
 // pick from in this process (bestViewTTL), with the seats it has held or
 // lost since marked taken.
 type seatViews struct {
-	mu    sync.Mutex
-	views map[string]*seatView
+	mu      sync.Mutex
+	views   map[string]*seatView
+	loading map[string]*sync.Mutex
+	busy    map[string]int // requests picking per key
+}
+
+// enter counts a request picking seats of key until leave; it returns how
+// many do now, itself included.
+func (v *seatViews) enter(key string) (int, func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.busy == nil {
+		v.busy = map[string]int{}
+	}
+	v.busy[key]++
+	return v.busy[key], func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.busy[key]--; v.busy[key] <= 0 {
+			delete(v.busy, key)
+		}
+	}
 }
 
 type seatView struct {
@@ -204,6 +225,32 @@ func (v *seatViews) get(key string) *seatView {
 	if sv, ok := v.views[key]; ok && time.Since(sv.at) < bestViewTTL {
 		return sv
 	}
+	return nil
+}
+
+// load reads the seat states of key unless a fresh view exists: one read
+// at a time per key, the requests waiting meanwhile pick from it.
+func (v *seatViews) load(key string, read func() (*Stock, error), occ string, now time.Time) error {
+	v.mu.Lock()
+	if v.loading == nil || len(v.loading) >= 1024 {
+		v.loading = map[string]*sync.Mutex{}
+	}
+	l := v.loading[key]
+	if l == nil {
+		l = &sync.Mutex{}
+		v.loading[key] = l
+	}
+	v.mu.Unlock()
+	l.Lock()
+	defer l.Unlock()
+	if v.get(key) != nil {
+		return nil
+	}
+	st, err := read()
+	if err != nil {
+		return err
+	}
+	v.put(key, st, occ, now)
 	return nil
 }
 
@@ -271,15 +318,16 @@ func (s *Holds) holdBestAvailable(ctx context.Context, h *Hold, e *Event, b *Bes
 	}
 	key := e.ID + "#" + string(h.Environment) + "#" + h.OccurrenceID
 	rows := bestRows(e, t.ID)
+	busy, leave := s.seatViews.enter(key)
+	defer leave()
 	for attempt := range bestAttempts {
-		if s.seatViews.get(key) == nil {
-			st, err := s.Catalog.StockOf(ctx, e, h.Environment, occOrEmpty(h.OccurrenceID))
-			if err != nil {
-				return err
-			}
-			s.seatViews.put(key, st, h.OccurrenceID, now)
+		err := s.seatViews.load(key, func() (*Stock, error) {
+			return s.Catalog.StockOf(ctx, e, h.Environment, occOrEmpty(h.OccurrenceID))
+		}, h.OccurrenceID, now)
+		if err != nil {
+			return err
 		}
-		cands := bestCandidates(rows, s.seatViews.taken(key, now), *b.Quantity, bestPool<<attempt)
+		cands := bestCandidates(rows, s.seatViews.taken(key, now), *b.Quantity, busy*bestPool<<attempt)
 		if len(cands) == 0 {
 			break
 		}
@@ -288,7 +336,7 @@ func (s *Holds) holdBestAvailable(ctx context.Context, h *Hold, e *Event, b *Bes
 		if err := h.addSeats(e, pick, now); err != nil {
 			return err
 		}
-		err := s.writeHold(ctx, h, idem, ipState, now)
+		err = s.writeHold(ctx, h, idem, ipState, now)
 		var se *StockError
 		switch {
 		case err == nil:
