@@ -25,6 +25,7 @@ func CheckReimport(path string, old, updated *ticketing.Event, env ticketing.Env
 	r.reportRemoved()
 	r.reportCapacities()
 	r.reportShards(stock.Shards)
+	r.reportPromos(stock.Promos)
 	r.reportSeats()
 	return r.errs
 }
@@ -235,6 +236,26 @@ func minShardCapacity(e *ticketing.Event, sold map[int]int, capacity int) int {
 		if fits {
 			return c
 		}
+	}
+}
+
+// reportPromos reports limited promo codes whose new max_uses would leave
+// a shard of the code's counter (ticketing.PromoShardCaps) holding more
+// uses than its part: the other shards would then let the code be used
+// past its limit.
+func (r *reimport) reportPromos(uses map[string]map[int]int) {
+	for i, p := range r.updated.Promos {
+		used := uses[p.Code]
+		if p.MaxUses <= 0 || ticketing.PromoShardsFit(r.old, p.MaxUses, used) {
+			continue
+		}
+		least := p.MaxUses
+		for !ticketing.PromoShardsFit(r.old, least, used) {
+			least++
+		}
+		r.add(fmt.Sprintf("%s.promo_codes[%d].max_uses", r.path, i),
+			"must be >= %d: the code's uses in %s are spread over the shards of its counter, and a lower limit would leave a shard holding more than its share",
+			least, r.env)
 	}
 }
 

@@ -28,6 +28,17 @@ func TestCheckReimport(t *testing.T) {
 	}
 	ga, seated, series := build(gaEvent("a")), build(seatedEvent("a")), build(seriesEvent("a"))
 	withCodes := build(withPromos(gaEvent("a"), promo("DEMO10", "percent", 10)))
+	limited := func(uses int) map[string]any {
+		p := promo("FIRST", "percent", 10)
+		p["max_uses"] = uses
+		return withPromos(gaEvent("a"), p)
+	}
+	legacyCode := build(limited(5))
+	shardedCode := build(limited(200))
+	shardedCode.CreatedAt = ticketing.RateLayoutFrom
+	uses := func(shards map[int]int) *ticketing.Stock {
+		return &ticketing.Stock{Promos: map[string]map[int]int{"FIRST": shards}}
+	}
 	floor := ga.Tiers[0].ID
 	stallsTier, vipTier := seated.Tiers[0].ID, seated.Tiers[1].ID
 	w2 := series.Occurrences[1].ID
@@ -72,6 +83,11 @@ func TestCheckReimport(t *testing.T) {
 			return e
 		}, ticketing.EnvLive, &ticketing.Stock{Sold: map[ticketing.StockKey]int{{Occurrence: "-", ID: floor}: 94},
 			Shards: map[ticketing.StockKey]map[int]int{{Occurrence: "-", ID: floor}: {0: 64, 1: 30}}}, nil},
+		{"PromoLimitNotBelowItsUses", legacyCode, func() map[string]any { return limited(3) }, ticketing.EnvLive, uses(map[int]int{0: 4}),
+			[]string{"events[0].promo_codes[0].max_uses: must be >= 4: the code's uses in live are spread over the shards of its counter, and a lower limit would leave a shard holding more than its share"}},
+		{"PromoLimitNotBelowAShardsUses", shardedCode, func() map[string]any { return limited(128) }, ticketing.EnvTest, uses(map[int]int{0: 2, 7: 1}),
+			[]string{"events[0].promo_codes[0].max_uses: must be >= 129: the code's uses in test are spread over the shards of its counter, and a lower limit would leave a shard holding more than its share"}},
+		{"PromoLimitWithinEveryShardIsFine", shardedCode, func() map[string]any { return limited(150) }, ticketing.EnvTest, uses(map[int]int{0: 2, 21: 2, 100: 1}), nil},
 		{"CapacityEqualToSoldIsFine", ga, func() map[string]any {
 			e := gaEvent("a")
 			at(e, "tiers", 0)["capacity"] = 3

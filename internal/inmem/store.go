@@ -231,11 +231,12 @@ func (s *Catalog) StockOf(ctx context.Context, e *ticketing.Event, env ticketing
 	return s.GetStock(ctx, e.ID, env, occurrenceID)
 }
 
-// PromoUses is how many orders hold a promo code of the event in env.
-func (s *Catalog) PromoUses(_ context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
+// PromoUses is how many orders hold promo code p of the event in env (one
+// counter per code: memory has no items to contend for).
+func (s *Catalog) PromoUses(_ context.Context, e *ticketing.Event, env ticketing.Environment, p *ticketing.Promo) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.promoUses[tierKey{eventID, string(env), "", code}], nil
+	return s.promoUses[tierKey{e.ID, string(env), "", p.Code}], nil
 }
 
 // GetOrderEvent reads an outbox event, as the DynamoDB store does

@@ -72,10 +72,18 @@ func (s *Catalog) StockOf(ctx context.Context, e *ticketing.Event, env ticketing
 	return st, nil
 }
 
-// batchGet reads up to maxBatchKeys items by key, retrying unprocessed keys
-// (with a short backoff, a few times).
+// batchGet reads items by key, maxBatchKeys a request (the most
+// BatchGetItem takes), retrying unprocessed keys (with a short backoff, a
+// few times).
 func (s *core) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
+	for len(keys) > maxBatchKeys {
+		got, err := s.batchGet(ctx, op, keys[:maxBatchKeys], consistent)
+		if err != nil {
+			return nil, err
+		}
+		items, keys = append(items, got...), keys[maxBatchKeys:]
+	}
 	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
 	for attempt := 0; ; attempt++ {
 		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: s.rcc()})

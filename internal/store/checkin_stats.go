@@ -11,8 +11,12 @@ import (
 )
 
 // ticketEventShards spreads an event's tickets over index partitions: they
-// are indexed when sold, at up to the on-sale's rate (docs/door.md).
-const ticketEventShards = 16
+// are indexed when sold, at up to the on-sale's rate (docs/door.md; at
+// 5,000 orders/s each shard takes about half a partition's writes,
+// docs/measurements.md). A ticket's shard is a hash of its number modulo
+// the count, so a ticket indexed when there were 16 shards is in the same
+// shard or 16 above it: readers read all 32, and see every ticket.
+const ticketEventShards = 32
 
 // ticketEventPK is the GSI3 partition of an event's tickets (one shard).
 func ticketEventPK(env, event string, shard uint32) string {

@@ -385,7 +385,7 @@ func (s *Catalog) GetStock(ctx context.Context, eventID string, env ticketing.En
 
 func newStock() *ticketing.Stock {
 	return &ticketing.Stock{Sold: map[ticketing.StockKey]int{}, Shards: map[ticketing.StockKey]map[int]int{},
-		Seats: map[ticketing.StockKey]ticketing.SeatState{}}
+		Seats: map[ticketing.StockKey]ticketing.SeatState{}, Promos: map[string]map[int]int{}}
 }
 
 // stockAdder decodes stock items of a shard's partition into st.
@@ -395,6 +395,13 @@ func stockAdder(st *ticketing.Stock, eventID string) func(shard int, items []map
 			var it stockItem
 			if err := unmarshal(item, &it); err != nil {
 				return fmt.Errorf("decode stock of %s: %w", eventID, err)
+			}
+			if code, ok := strings.CutPrefix(it.SK, promoSK("")); ok {
+				if st.Promos[code] == nil {
+					st.Promos[code] = map[int]int{}
+				}
+				st.Promos[code][shard] = it.Used
+				continue
 			}
 			occ, rest, _ := strings.Cut(it.SK, "#")
 			kind, id, _ := strings.Cut(rest, "#")
@@ -426,4 +433,5 @@ type stockItem struct {
 	State  string `json:"st,omitempty"`
 	Until  int64  `json:"u,omitempty"`
 	Hold   string `json:"h,omitempty"`
+	Used   int    `json:"used,omitempty"` // a promo code's shard: its uses
 }

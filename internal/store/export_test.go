@@ -59,3 +59,24 @@ func (s *Store) PutDeliveryItem(ctx context.Context, d *webhook.Delivery, legacy
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
 	return err
 }
+
+// TicketEventShard is the ticket event index shard of a ticket number.
+func TicketEventShard(number string) int { return int(shardOf(number, ticketEventShards)) }
+
+// PutIndexedTicket writes a sold ticket of event as the order path does,
+// indexed in the shard of its number among shards (16: the former layout).
+func (s *Store) PutIndexedTicket(ctx context.Context, env ticketing.Environment, org, event, number string, shards uint32) error {
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: map[string]types.AttributeValue{
+		"PK": str(ticketPK(string(env), number)), "SK": str(skTicket), "order": str("ord_" + number), "org": str(org), "ev": str(event),
+		"k": str(ticketKindTicket), "GSI3PK": str(ticketEventPK(string(env), event, shardOf(number, shards))), "GSI3SK": str(number),
+	}})
+	return err
+}
+
+// PutPromoUses sets the uses counted on shard of a limited code of event.
+func (s *Store) PutPromoUses(ctx context.Context, event string, env ticketing.Environment, code string, shard, used int) error {
+	item := promoKey(event, env, code, shard)
+	item["used"] = num(strconv.Itoa(used))
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item})
+	return err
+}

@@ -138,17 +138,6 @@ func seatTakeCond(e *exprs, o *ticketing.Order, l ticketing.OrderLine, now time.
 	}
 }
 
-// promoTake counts one use of a promo code with max_uses, under its limit.
-func (s *Orders) promoTake(o *ticketing.Order, p *ticketing.Promo) *types.Update {
-	e := newExprs()
-	return &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(p.Code)),
-		UpdateExpression:         aws.String("ADD " + e.n("used") + " " + e.d(1)),
-		ConditionExpression:      aws.String("attribute_not_exists(" + e.n("used") + ") OR " + e.n("used") + " < " + e.d(int64(p.MaxUses))),
-		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
-	}
-}
-
 // SetPayment stores the provider's payment on a pending order that has none.
 func (s *Orders) SetPayment(ctx context.Context, o *ticketing.Order) error {
 	e := newExprs()
@@ -190,25 +179,6 @@ func (s *Orders) GetOrder(ctx context.Context, id string) (*ticketing.Order, err
 		return nil, ticketing.NotFound("order")
 	}
 	return orderFrom(out.Item)
-}
-
-// PromoUses reads how many orders hold a promo code in an environment.
-func (s *Catalog) PromoUses(ctx context.Context, eventID string, env ticketing.Environment, code string) (int, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(stockPK(eventID, string(env)), promoSK(code)),
-		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: s.rcc(),
-	})
-	if err != nil {
-		return 0, fmt.Errorf("read promo code uses: %w", err)
-	}
-	s.record("PromoUses", out.ConsumedCapacity)
-	var it struct {
-		Used int `json:"used"`
-	}
-	if err := unmarshal(out.Item, &it); err != nil {
-		return 0, err
-	}
-	return it.Used, nil
 }
 
 // ConfirmOrder: pending (not overdue unless overdueOK, payment stored) ->
@@ -281,12 +251,7 @@ func (s *Orders) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 		items = append(items, s.lineGiveBack(o, l)...)
 	}
 	if o.Promo != nil && o.Promo.Limited {
-		pe := newExprs()
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(o.Promo.Code)),
-			UpdateExpression:         aws.String("ADD " + pe.n("used") + " " + pe.d(-1)),
-			ExpressionAttributeNames: pe.names, ExpressionAttributeValues: pe.vals,
-		}})
+		items = append(items, promosOf(s.core).promoMove(o, -1))
 	}
 	out, err := outboxPut(s.core, ev)
 	if err != nil {

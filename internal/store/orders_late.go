@@ -53,13 +53,9 @@ func (s *Orders) reinstateTxn(o *ticketing.Order, ev *ticketing.Event, oe *ticke
 		return nil, err
 	}
 	if o.Promo != nil && o.Promo.Limited {
-		// The buyer paid the discounted price: the use counts again, limit or not.
-		pe := newExprs()
-		tx.items = append(tx.items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), promoSK(o.Promo.Code)),
-			UpdateExpression:         aws.String("ADD " + pe.n("used") + " " + pe.d(1)),
-			ExpressionAttributeNames: pe.names, ExpressionAttributeValues: pe.vals,
-		}})
+		// The buyer paid the discounted price: the use counts again on the
+		// shard it was given back to, limit or not.
+		tx.items = append(tx.items, promosOf(s.core).promoMove(o, 1))
 	}
 	tx.ticketsAt = len(tx.items)
 	tx.items = append(tx.items, s.ticketPuts(o)...)

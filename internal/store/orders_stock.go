@@ -43,6 +43,9 @@ func (s *Orders) CreateOrderWithKey(ctx context.Context, o *ticketing.Order, ev 
 	if err := s.planShards(o, ev); err != nil {
 		return err
 	}
+	if err := promosOf(s.core).planPromo(o, ev); err != nil {
+		return err
+	}
 	build := func() (*orderTxn, error) { return s.createOrderTxn(o, ev, idem, now) }
 	err := s.takeStock(ctx, "CreateOrder", o, ev, build, func(tx *orderTxn, err error, i int) error {
 		switch i {
@@ -101,13 +104,8 @@ func (s *Orders) createOrderTxn(o *ticketing.Order, ev *ticketing.Event, idem *t
 	if err := s.addStockItems(tx, o, ev, now, false); err != nil {
 		return nil, err
 	}
-	if o.Promo != nil && o.Promo.Limited {
-		p, ok := ev.Promo(o.Promo.Code)
-		if !ok {
-			return nil, ticketing.ErrPromoExhausted
-		}
-		tx.promoAt = len(tx.items)
-		tx.items = append(tx.items, types.TransactWriteItem{Update: s.promoTake(o, p)})
+	if err := promosOf(s.core).addPromoItem(tx, o, ev); err != nil {
+		return nil, err
 	}
 	if o.ClientCap != nil {
 		tx.capAt = len(tx.items)
@@ -134,6 +132,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 		}
 		err = s.transactOnce(ctx, op, tx.items)
 		if err == nil {
+			promosOf(s.core).tookPromo(o, tx)
 			return nil
 		}
 		failed, ok := failedItems(err)
@@ -141,7 +140,7 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			if conflicts++; conflicts >= 2*txAttempts {
 				return fmt.Errorf("%s %s: %w: %w", op, o.ID, ticketing.ErrContended, err)
 			}
-			paused, err := avoidHeld(ctx, s.core, o, ev, tx, err, pauses)
+			paused, err := avoidHeld(ctx, s.core, o, ev, tx, err, pauses, conflicts > 1)
 			if err != nil {
 				return err
 			}
@@ -162,6 +161,13 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 			switch {
 			case !isStock:
 				return other(tx, err, i)
+			case ref.line == promoLine && attempt > shardAttempts:
+				return promosOf(s.core).promoGiveUp(ctx, o, ev)
+			case ref.line == promoLine:
+				if err := promosOf(s.core).replanPromo(ctx, o, ev, ref.shard); err != nil {
+					return err
+				}
+				continue
 			case ref.shard < 0:
 				return &ticketing.StockError{Index: ref.line, Seat: true, KeyFree: true}
 			case attempt > shardAttempts:
@@ -179,10 +185,21 @@ func (s *Orders) takeStock(ctx context.Context, op string, o *ticketing.Order, e
 // moves to another shard with room (as far as this process knows); when an
 // item other than a shard or a tally item was held, or no line could move,
 // it waits as transact waits before its attempt+1, and reports that it did.
-func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int) (bool, error) {
+// A promo code's shard held again (again: not the order's first conflict)
+// moves and waits: when a code's last uses are on a few shards, the orders
+// after them would otherwise spend their attempts hopping among held shards.
+func avoidHeld(ctx context.Context, s *core, o *ticketing.Order, ev *ticketing.Event, tx *orderTxn, err error, attempt int, again bool) (bool, error) {
 	stuck := false
 	for _, i := range conflicted(err) {
 		if i >= len(tx.items) {
+			continue
+		}
+		if ref, isStock := tx.stock[i]; isStock && ref.line == promoLine {
+			moved, err := promosOf(s).promoHeld(ctx, o, ev, ref.shard)
+			if err != nil {
+				return false, err
+			}
+			stuck = stuck || !moved || again
 			continue
 		}
 		if ref, isStock := tx.stock[i]; isStock {

@@ -131,6 +131,19 @@ func (h *shardHints) refused(key string, shard, shardCap, take int) []int {
 	return sold
 }
 
+// add adds n to shard's level in a fresh hint (none: nothing to do).
+func (h *shardHints) add(key string, shard, n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hint, ok := h.levels[key]
+	if !ok || time.Since(hint.at) >= shardHintTTL || shard >= len(hint.sold) {
+		return
+	}
+	sold := slices.Clone(hint.sold)
+	sold[shard] += n
+	h.levels[key] = shardHint{sold: sold, at: hint.at}
+}
+
 func (h *shardHints) put(key string, sold []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

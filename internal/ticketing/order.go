@@ -73,6 +73,9 @@ type AppliedPromo struct {
 	Value    int64     `json:"value"`
 	Discount int64     `json:"discount"`
 	Limited  bool      `json:"limited,omitempty"` // has max_uses: a counter was taken
+	// Shard is the shard of the code's counter the use was taken from
+	// (PromoShardCaps), where giving the order's stock back returns it.
+	Shard int `json:"shard,omitempty"`
 }
 
 // Ticket is one issued unit of a paid order.

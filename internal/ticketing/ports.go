@@ -89,8 +89,12 @@ type SalesCatalog interface {
 	GetStock(ctx context.Context, eventID string, env Environment, occurrenceID string) (*Stock, error)
 	// StockOf is GetStock of an event at hand (cheaper: it knows the tiers' shards).
 	StockOf(ctx context.Context, e *Event, env Environment, occurrenceID string) (*Stock, error)
-	// PromoUses is how many orders hold a promo code of the event in env.
-	PromoUses(ctx context.Context, eventID string, env Environment, code string) (int, error)
+	// PromoUses is how many orders hold promo code p of event e in env, over
+	// the shards of its counter (PromoShardCaps). For a code of several
+	// shards a store may answer from levels it read within the last 2 s, or
+	// 0 when it has none: the order's transaction never lets the code pass
+	// its limit, and refuses a used-up code with the same answer.
+	PromoUses(ctx context.Context, e *Event, env Environment, p *Promo) (int, error)
 }
 
 // IdempotencyStore keeps the Idempotency-Key records of orders (a hold's

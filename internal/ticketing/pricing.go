@@ -205,7 +205,7 @@ func (s *Pricing) applyPromo(ctx context.Context, c Caller, p *Priced, code stri
 		return promoRejected()
 	}
 	if promo.MaxUses > 0 {
-		used, err := s.Catalog.PromoUses(ctx, p.Event.ID, c.Environment, promo.Code)
+		used, err := s.Catalog.PromoUses(ctx, p.Event, c.Environment, promo)
 		if err != nil {
 			return err
 		}

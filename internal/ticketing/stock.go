@@ -42,6 +42,9 @@ type Stock struct {
 	Shards map[StockKey]map[int]int
 	// Seats holds the seats that are or were taken, per occurrence and seat.
 	Seats map[StockKey]SeatState
+	// Promos are the uses of limited promo codes per shard of their counter
+	// (code -> shard -> uses), when the store read them with the stock.
+	Promos map[string]map[int]int
 }
 
 // TierCount is the stock of one tier, over one occurrence or all of them.

@@ -88,3 +88,43 @@ func TestOrderLine_Takes(t *testing.T) {
 		t.Errorf("a sharded line's takes %v, want %v", got, shards)
 	}
 }
+
+// A limited code's shard parts add up to its max_uses, one shard a use up
+// to MaxStockShards (an event before RateLayoutFrom: one, its former
+// counter); raising max_uses never lowers a part; a pick is a shard with room.
+func TestPromoShardCaps(t *testing.T) {
+	legacy := &ticketing.Event{}
+	if caps := ticketing.PromoShardCaps(legacy, 5000); !reflect.DeepEqual(caps, []int{5000}) {
+		t.Fatalf("legacy code: %v, want its one counter", caps)
+	}
+	e := &ticketing.Event{CreatedAt: ticketing.RateLayoutFrom}
+	if caps := ticketing.PromoShardCaps(e, 0); caps != nil {
+		t.Fatalf("unlimited code: %v", caps)
+	}
+	var prev []int
+	for uses := 1; uses <= 1000; uses++ {
+		caps, sum := ticketing.PromoShardCaps(e, uses), 0
+		for i, c := range caps {
+			sum += c
+			if c < 1 || i < len(prev) && c < prev[i] {
+				t.Fatalf("max_uses %d: part %d is %d (was %v)", uses, i, c, prev)
+			}
+		}
+		if sum != uses || len(caps) != min(uses, ticketing.MaxStockShards) {
+			t.Fatalf("max_uses %d: parts %v", uses, caps)
+		}
+		prev = caps
+	}
+	caps := []int{1, 2, 1}
+	for range 50 {
+		if sh, ok := ticketing.PickPromoShard(caps, []int{1, 1, 1}, -1); !ok || sh != 1 {
+			t.Fatalf("picked %d, %v; want the one shard with room", sh, ok)
+		}
+		if sh, ok := ticketing.PickPromoShard(caps, nil, 1); !ok || sh == 1 {
+			t.Fatalf("picked %d, %v; want one other than the shard to avoid", sh, ok)
+		}
+	}
+	if _, ok := ticketing.PickPromoShard(caps, []int{1, 2, 1}, -1); ok {
+		t.Fatal("picked a shard of a used-up code")
+	}
+}

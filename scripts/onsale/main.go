@@ -100,7 +100,7 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 		return nil, err
 	}
 	defer closeProxy()
-	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), holds)
+	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), holds, rates)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,10 @@ const (
 	tierID  = "tier_ga"
 	// seatsID is a seated event of the same organizer, for the holds.
 	seatsID = "evt_onsale_seats"
-	origin  = "https://shop.example"
+	// promoCode is a limited code every order uses, with as many uses as
+	// the tier has tickets: the worst case for its counter.
+	promoCode = "ONSALE"
+	origin    = "https://shop.example"
 )
 
 // sale is the wired service behind its HTTP server, the two keys, the
@@ -47,9 +50,9 @@ type sale struct {
 // (through the meter at endpoint) and fauxqs, seeds a published event with
 // capacity tickets in one tier, starts the receiver, its verified webhook
 // endpoint, the deliveries consumers and the HTTP server.
-func newSale(ctx context.Context, endpoint string, capacity, seats int) (*sale, error) {
+func newSale(ctx context.Context, endpoint string, capacity, seats int, rates map[string]float64) (*sale, error) {
 	s := &sale{}
-	a, err := newApp(ctx, endpoint)
+	a, err := newApp(ctx, endpoint, rates)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +77,14 @@ func newSale(ctx context.Context, endpoint string, capacity, seats int) (*sale, 
 	return s, nil
 }
 
-// newApp is the service over a table and queues of its own, with the
-// budgets lifted: every whole-number rate or per-IP limit of the
-// configuration is set very high, since the model measures capacity, not
-// budgets.
-func newApp(ctx context.Context, endpoint string) (*app.App, error) {
+// newApp is the service over a table and queues of its own. The
+// publishable key's budgets are the production ones the rates need
+// (KeyBudget: their counters spread over as many shards as in production
+// at those budgets); the other budgets are lifted (every whole-number rate
+// or per-IP limit set very high): each buyer comes from its own address,
+// and simulate-payment (secret key) stands in for the bank's notification,
+// which no key budget counts.
+func newApp(ctx context.Context, endpoint string, rates map[string]float64) (*app.App, error) {
 	name := fmt.Sprintf("tix-onsale-%d", time.Now().UnixNano())
 	env := map[string]string{
 		"TIX_TABLE": name, "TIX_QUEUE_PREFIX": name, "TIX_DYNAMODB_ENDPOINT": endpoint,
@@ -91,6 +97,8 @@ func newApp(ctx context.Context, endpoint string) (*app.App, error) {
 			env[v.Name] = "1000000"
 		}
 	}
+	env["TIX_RATE_PK_READS"] = strconv.Itoa(KeyBudget(rates[phaseRead]))
+	env["TIX_RATE_PK_WRITES"] = strconv.Itoa(KeyBudget(rates[phaseOrder] + rates[phaseHold]))
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		return nil, err
@@ -137,7 +145,8 @@ func (s *sale) seed(ctx context.Context, capacity, seats int) error {
 	ev := &ticketing.Event{ID: eventID, OrganizerID: orgID, Ref: "onsale", Status: ticketing.EventPublished,
 		Kind: ticketing.KindSingle, Title: "On-sale", City: "Moscow", Venue: "Arena", StartsAt: now.Add(720 * time.Hour),
 		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
-		Tiers: []ticketing.Tier{{ID: tierID, Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}}}
+		Tiers:  []ticketing.Tier{{ID: tierID, Name: "GA", Price: 150000, Capacity: capacity, PersonsIncluded: 1}},
+		Promos: []ticketing.Promo{{Code: promoCode, Type: ticketing.PromoPercent, Value: 10, MaxUses: capacity}}}
 	if err := st.Catalog.PutEvent(ctx, ev); err != nil {
 		return err
 	}
@@ -296,13 +305,14 @@ func (s *sale) hold(b *buyer) error {
 		map[string]string{"Origin": origin, "Idempotency-Key": fmt.Sprintf("onsale-hold-%d", b.n)})
 }
 
-// buy creates an order of one ticket from the storefront and pays it (the
+// buy creates an order of one ticket with the limited promo code from the
+// storefront and pays it (the
 // simulated payment is the test mode's stand-in for the bank's notification).
 func (s *sale) buy(b *buyer) error {
 	var o struct {
 		ID string `json:"id"`
 	}
-	body := map[string]any{"event_id": eventID, "tier_id": tierID, "quantity": 1,
+	body := map[string]any{"event_id": eventID, "tier_id": tierID, "quantity": 1, "promo_code": promoCode,
 		"buyer": map[string]string{"email": fmt.Sprintf("buyer%d@example.com", b.n)}}
 	err := s.call(b, http.MethodPost, "/orders", s.pk, body, http.StatusCreated, &o,
 		map[string]string{"Origin": origin, "Idempotency-Key": fmt.Sprintf("onsale-%d", b.n)})

@@ -163,7 +163,22 @@ type Needs struct {
 	Orders, Catalog                                  float64 // Lambda instances of the two functions
 	APIRate                                          float64
 	WebhookRate                                      float64
+	// KeyReads and KeyWrites are the requests a second through the
+	// storefront's publishable key: availability reads; orders and holds.
+	KeyReads, KeyWrites float64
 }
+
+// The production budgets of one publishable key, all its clients together
+// (TIX_RATE_PK_READS, TIX_RATE_PK_WRITES a minute): the first limits an
+// on-sale through one storefront key meets.
+const (
+	PKReadsDefault  = 60000
+	PKWritesDefault = 6000
+)
+
+// KeyBudget is the per-minute budget that admits rate requests a second
+// with 20% headroom, in thousands.
+func KeyBudget(rate float64) int { return int(math.Ceil(rate*60*1.2/1000) * 1000) }
 
 // System prints the table and index totals at rates against the quotas and
 // warm throughput, the odds that hot keys share a partition, Lambda and
@@ -221,6 +236,10 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	fmt.Fprintf(w, "==> API Gateway: %.0f requests/s (each order: POST /orders, its payment notification, %.0f polls); account throttle %d/s, burst %d%s\n",
 		n.APIRate, tr.Polls, APIRate, APIBurst, over(n.APIRate > APIRate))
 	n.WebhookRate = ro
+	n.KeyReads, n.KeyWrites = rr, ro+rates[phaseHold]
+	fmt.Fprintf(w, "==> Budgets: at the defaults a publishable key admits %d reads/s (TIX_RATE_PK_READS %d a minute) and %d orders and holds/s (TIX_RATE_PK_WRITES %d)%s;\n",
+		PKReadsDefault/60, PKReadsDefault, PKWritesDefault/60, PKWritesDefault, budgetOver(rr > PKReadsDefault/60 || n.KeyWrites > PKWritesDefault/60))
+	fmt.Fprintf(w, "    this run counted under the budgets the rate needs: TIX_RATE_PK_READS %d, TIX_RATE_PK_WRITES %d\n", KeyBudget(rr), KeyBudget(n.KeyWrites))
 	lag := 0.0
 	if ro > WebhookDomainRate {
 		lag = tr.Minutes * 60 * (ro - WebhookDomainRate) / WebhookDomainRate
@@ -230,6 +249,13 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	fmt.Fprintf(w, "==> Sell-out: a refused order costs its refused transaction, no read of the shards but each process's first each %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
 		ShardHintSeconds, n.Orders, n.Orders/ShardHintSeconds)
 	return n
+}
+
+func budgetOver(b bool) string {
+	if b {
+		return "  OVER (raise the budgets)"
+	}
+	return ""
 }
 
 func over(b bool) string {
@@ -250,5 +276,6 @@ func PrintNeeds(w io.Writer, n Needs) {
 		max(up(n.TableReads, 1000), WarmReads), max(up(n.TableWrites, 1000), WarmWrites), max(up(n.IndexReads, 1000), WarmReads), max(up(n.IndexWrites, 1000), WarmWrites))
 	fmt.Fprintf(w, "    -c reservedConcurrency=catalog=%d,orders=%d -c provisionedConcurrency=catalog=%d,orders=%d -c apiRateLimit=%d\n",
 		up(n.Catalog, 10), up(n.Orders, 10), up(n.Catalog, 10), up(n.Orders, 10), up(n.APIRate, 1000))
-	fmt.Fprintf(w, "    -c settings='{\"TIX_WEBHOOK_DOMAIN_RATE\":\"%d\",\"TIX_WEBHOOK_GLOBAL_RATE\":\"%d\"}'\n", up(n.WebhookRate, 100), up(n.WebhookRate, 100))
+	fmt.Fprintf(w, "    -c settings='{\"TIX_WEBHOOK_DOMAIN_RATE\":\"%d\",\"TIX_WEBHOOK_GLOBAL_RATE\":\"%d\",\"TIX_RATE_PK_READS\":\"%d\",\"TIX_RATE_PK_WRITES\":\"%d\"}'\n",
+		up(n.WebhookRate, 100), up(n.WebhookRate, 100), KeyBudget(n.KeyReads), KeyBudget(n.KeyWrites))
 }

@@ -180,6 +180,15 @@ func (f *fixture) stock(t *testing.T) *ticketing.Stock {
 	return st
 }
 
+// promoUses reads the uses of the fixture's promo code of e.
+func (f *fixture) promoUses(e *ticketing.Event) (int, error) {
+	p, ok := e.Promo(Promo)
+	if !ok {
+		return 0, fmt.Errorf("event %s has no code %s", e.ID, Promo)
+	}
+	return f.st.Catalog.PromoUses(f.ctx, e, ticketing.EnvTest, p)
+}
+
 func (f *fixture) sold(t *testing.T) int {
 	t.Helper()
 	return f.stock(t).Sold[ticketing.StockKey{Occurrence: ticketing.NoOccurrence, ID: GATier}]

@@ -177,14 +177,14 @@ func testPromoUses(t *testing.T, f *fixture) {
 	a := promoted()
 	must(t, "first use", f.st.OrderStore.CreateOrder(f.ctx, a, e, f.now))
 	wantIs(t, "second use of a code usable once", f.st.OrderStore.CreateOrder(f.ctx, promoted(), e, f.now), ticketing.ErrPromoExhausted)
-	if n, err := f.st.Catalog.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 1 || err != nil {
+	if n, err := f.promoUses(e); n != 1 || err != nil {
 		t.Fatalf("uses %d, %v; want 1", n, err)
 	}
 	if n := f.sold(t); n != 1 {
 		t.Fatalf("a refused order took stock: sold %d", n)
 	}
 	must(t, "cancel", f.st.OrderStore.CancelOrder(f.ctx, a, f.outboxEvent(ticketing.EventOrderCancelled, a), f.now, false))
-	if n, _ := f.st.Catalog.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 0 {
+	if n, _ := f.promoUses(e); n != 0 {
 		t.Fatalf("uses %d after the cancellation, want 0", n)
 	}
 	must(t, "the code again", f.st.OrderStore.CreateOrder(f.ctx, promoted(), e, f.now))

@@ -50,7 +50,7 @@ func testReinstateGA(t *testing.T, f *fixture) {
 	if n := f.sold(t); n != 2 {
 		t.Fatalf("sold %d after the reinstatement, want 2", n)
 	}
-	if n, _ := f.st.Catalog.PromoUses(f.ctx, EventID, ticketing.EnvTest, Promo); n != 1 {
+	if n, _ := f.promoUses(e); n != 1 {
 		t.Fatalf("promo uses %d after the reinstatement, want 1", n)
 	}
 	f.wantDue(t, "after the reinstatement", tm.Due.Add(time.Hour))
