@@ -127,7 +127,7 @@ func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 			return h, err
 		}
 	}
-	e, err := s.Catalog.GetEventWithSeating(ctx, c.OrganizerID, *req.EventID, c.Environment)
+	e, err := s.seatedEvent(ctx, c, *req.EventID)
 	if err != nil {
 		if IsCode(err, CodeNotFound) {
 			err.(*Error).Param = "event_id"
