@@ -2,7 +2,8 @@
 // limits. It drives a short real on-sale on the local stack through the
 // HTTP API (the real router and middleware on a loopback port): buyers, each
 // from its own loopback address, read the event's availability with the
-// storefront's pk_ key, hold a seat of a seated event, create an order of
+// storefront's pk_ key, hold the best available seats of a seated event
+// (its seats in blocks), create an order of
 // one general-admission tier and pay it (simulate-payment); the deliveries
 // consumer issues the order.paid webhooks to a local receiver. Every DynamoDB request passes a metering
 // proxy (capacity.go) that asks for its consumed capacity and adds it up by
@@ -11,10 +12,10 @@
 // one partition (1,000 WCU/s, 3,000 RCU/s) and the ceilings: the rates at
 // which the first partition saturates. The last line is
 //
-//	ceiling: <N> orders/s, <M> availability reads/s
+//	ceiling: <N> orders/s, <M> availability reads/s, <S> seat holds/s, bound by ...
 //
-// and it exits 1 when N < 5,000 or M < 20,000 (`make onsale-model` starts
-// the emulators).
+// and it exits 1 when N < 5,000, M < 20,000 or S < 5,000 (`make
+// onsale-model` starts the emulators).
 //
 //	go run ./scripts/onsale -orders 200 -reads 600 -holds 100 -order-rate 5000 -read-rate 20000
 package main
@@ -29,7 +30,11 @@ import (
 
 	"tix/internal/auth"
 	"tix/internal/store"
+	"tix/internal/ticketing"
 )
+
+// holdQuantity is how many seats each best-available hold asks for.
+var holdQuantity = 2
 
 // The issue's targets for one event and one tier.
 const (
@@ -43,12 +48,18 @@ func main() {
 	// the fullest shard of a small sample overstates its share).
 	orders := flag.Int("orders", 1000, "orders created and paid in the measured on-sale")
 	reads := flag.Int("reads", 600, "availability reads in the measured on-sale")
-	holds := flag.Int("holds", 100, "seat holds (one seat each, on a seated event) in the measured on-sale")
+	holds := flag.Int("holds", 400, "best-available seat holds (of -hold-quantity seats, on a seated event) in the measured on-sale")
+	flag.IntVar(&holdQuantity, "hold-quantity", 2, "seats per best-available hold")
 	tierCap := flag.Int("tier-capacity", 20000, "capacity of the on-sale's tier (a hot on-sale's tier is large: its stock spreads over the most shards)")
 	conc := flag.Int("concurrency", 16, "buyers at once")
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
-	holdRate := flag.Float64("hold-rate", 0, "seat holds/s of the modelled on-sale (on another, seated event)")
+	holdRate := flag.Float64("hold-rate", TargetHolds, "best-available seat holds/s of the modelled on-sale (on another, seated event)")
+	sr := SeatReads{Blocks: ticketing.SeatBlocks}
+	flag.IntVar(&sr.VenueSeats, "venue-seats", 50000, "seats of the seated occurrence (the reads of best available: all taken)")
+	flag.Float64Var(&sr.ItemBytes, "seat-item-bytes", 150, "bytes of a taken seat's item")
+	flag.Float64Var(&sr.EventBytes, "event-item-bytes", 4096, "bytes of the seated event's item (without its map)")
+	flag.Float64Var(&sr.HoldLatency, "hold-latency", 0.05, "seconds a best-available hold takes")
 	var tr Traffic
 	flag.Float64Var(&tr.Polls, "polls", 5, "status polls (GET /orders/{id}) per order in production")
 	flag.Float64Var(&tr.LiveShare, "live-share", 1, "share of orders paid live (POST /orders waits for the bank, then stores the payment)")
@@ -59,14 +70,14 @@ func main() {
 	flag.Parse()
 	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, "tier-capacity": *tierCap}
 	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate}
-	res, err := run(counts, rates, *conc, tr)
+	res, err := run(counts, rates, *conc, tr, sr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "onsale:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
-		res.orders, res.reads, res.binding, res.oldOrders, res.oldReads)
-	if res.orders < TargetOrders || res.reads < TargetReads {
+	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, %d seat holds/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
+		res.orders, res.reads, res.holds, res.binding, res.oldOrders, res.oldReads)
+	if res.orders < TargetOrders || res.reads < TargetReads || res.holds < TargetHolds {
 		os.Exit(1)
 	}
 }
@@ -76,8 +87,8 @@ func main() {
 // partition's limits only, transactions billed as DynamoDB Local reports
 // them, each shard's own sampled load).
 type result struct {
-	orders, reads, oldOrders, oldReads int
-	binding                            string
+	orders, reads, holds, oldOrders, oldReads int
+	binding                                   string
 }
 
 func envOr(k, def string) string {
@@ -87,7 +98,7 @@ func envOr(k, def string) string {
 	return def
 }
 
-func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) (*result, error) {
+func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic, sr SeatReads) (*result, error) {
 	orders, reads, holds, tierCapacity := counts[phaseOrder], counts[phaseRead], counts[phaseHold], counts["tier-capacity"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -100,7 +111,7 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 		return nil, err
 	}
 	defer closeProxy()
-	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), holds, rates)
+	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), 2*holds*holdQuantity, rates)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +123,8 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 		return nil, err
 	}
 	quiet(meter)
-	fmt.Printf("==> Holds: %d seat holds of one seat each (POST /v1/seat-holds, pk_ key) on the seated event %s\n", holds, seatsID)
+	fmt.Printf("==> Holds: %d best-available holds of %d seats (POST /v1/seat-holds, pk_ key) on the seated event %s (%d seat blocks)\n",
+		holds, holdQuantity, seatsID, ticketing.SeatBlocks)
 	meter.Phase(phaseHold)
 	if err := s.each(holds, conc, s.hold); err != nil {
 		return nil, err
@@ -132,12 +144,12 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 	fmt.Printf("    %d orders paid and delivered in %.1fs\n", orders, time.Since(start).Seconds())
 
 	labels := map[string]string{auth.Hash(s.pk): "pk_", auth.Hash(s.sk): "sk_"}
-	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds}, rates, labels, tr), nil
+	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds}, rates, labels, tr, sr), nil
 }
 
 // model prints the old rules' ceilings, then the honest ones: partitions at
 // their shape's mean load, transactions per item, the whole system.
-func model(meter *Meter, ops map[string]int, rates map[string]float64, labels map[string]string, tr Traffic) *result {
+func model(meter *Meter, ops map[string]int, rates map[string]float64, labels map[string]string, tr Traffic, sr SeatReads) *result {
 	names := []string{phaseOrder, phaseRead, phaseHold}
 	var phases, old []Phase
 	totals := map[string]Totals{}
@@ -160,6 +172,7 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	hot = MeanShards(hot)
 	ceil := Report(os.Stdout, hot, spread, rates, names, labels)
 	res := &result{reads: clamp(ceil[phaseRead]), oldOrders: clamp(oldCeil[phaseOrder]), oldReads: clamp(oldCeil[phaseRead])}
+	res.holds = clamp(min(ceil[phaseHold], sr.Ceiling(os.Stdout)))
 	_, at := Ceiling(hot, phaseOrder)
 	res.orders, res.binding = clamp(ceil[phaseOrder]), "partition "+partitionOf(at)+" (1,000 WCU/s, 3,000 RCU/s)"
 	for _, ph := range []string{phaseOrder, phaseHold} {
@@ -174,6 +187,9 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 		}
 		if ph == phaseOrder && len(cs) > 0 && clamp(cs[0].Ceiling()) < res.orders {
 			res.orders, res.binding = clamp(cs[0].Ceiling()), "transactions on item "+cs[0].Shape
+		}
+		if ph == phaseHold && len(cs) > 0 {
+			res.holds = min(res.holds, clamp(cs[0].Ceiling()))
 		}
 	}
 	PrintNeeds(os.Stdout, System(os.Stdout, totals, rates, hot, tr))
