@@ -177,6 +177,7 @@ var Routes = map[string]string{
 	"ANY /webhook-endpoints":           "webhooks",
 	"ANY /webhook-deliveries":          "webhooks",
 	"ANY /webhook-deliveries/{proxy+}": "webhooks",
+	"ANY /order-events":                "webhooks",
 	"ANY /ticket-keys":                 "checkins",
 	"ANY /check-ins":                   "checkins",
 	"ANY /check-ins/{proxy+}":          "checkins",

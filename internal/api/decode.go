@@ -60,6 +60,10 @@ func decodeJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			path := unknownFieldPath(body, v, strings.Trim(name, `"`))
+			return ticketing.Invalid(path, "unknown field %q", path)
+		}
 		return jsonError(err)
 	}
 	if dec.More() {
@@ -82,9 +86,6 @@ func jsonError(err error) error {
 		return ticketing.Invalid(field, "%s must be %s, not %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return ticketing.Invalid("", "malformed JSON: the body ends too early")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return ticketing.Invalid(name, "unknown field %q", name)
 	}
 	return ticketing.Invalid("", "malformed JSON: %v", err)
 }

@@ -65,6 +65,9 @@ func (s *Server) docs(w http.ResponseWriter, r *http.Request) error {
 
 // docsAsset serves a file of the API reference page (no key).
 func (s *Server) docsAsset(w http.ResponseWriter, r *http.Request) error {
+	if r.PathValue("asset") == "errors" {
+		return writeErrorDocs(w)
+	}
 	var f DocsFile
 	ok := false
 	if s.Docs != nil {

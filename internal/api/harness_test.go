@@ -181,6 +181,9 @@ func (r response) errorCode(t *testing.T) (string, string) {
 	if msg, _ := e["message"].(string); msg == "" {
 		t.Errorf("error envelope without message: %s", r.body)
 	}
+	if doc, _ := e["doc_url"].(string); doc != "/v1/docs/errors#"+code {
+		t.Errorf("error envelope's doc_url %q, want /v1/docs/errors#%s: %s", doc, code, r.body)
+	}
 	return code, param
 }
 

@@ -122,6 +122,7 @@ func TestDecodeJSON_BadBodiesAre400WithParam(t *testing.T) {
 		{"wrong nested type", `{"buyer": {"email": 5}}`, "buyer.email"},
 		{"wrong array item", `{"seat_ids": [1]}`, "seat_ids"},
 		{"unknown field", `{"quantitty": 2}`, "quantitty"},
+		{"unknown nested field", `{"quantity": 2, "buyer": {"email": "a@b.example", "nmae": "A"}}`, "buyer.nmae"},
 		{"trailing data", `{"quantity": 2} {}`, ""},
 		{"empty", ``, ""},
 		{"oversized", `{"event_id": "` + strings.Repeat("x", int(DefaultLimits.MaxBodyBytes)) + `"}`, ""},

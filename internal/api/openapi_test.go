@@ -142,6 +142,7 @@ func TestOpenAPIDocument_CoversContract(t *testing.T) {
 		"/orders/{id}/refund":                {"post", "get"},
 		"/webhook-endpoints":                 {"get"},
 		"/webhook-deliveries":                {"get"},
+		"/order-events":                      {"get"},
 		"/webhook-deliveries/{id}/redeliver": {"post"},
 		// An addition (issue 13): the acquirer's callback for live payments.
 		"/payment-notifications/tbank": {"post"},

@@ -234,6 +234,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/webhook-endpoints", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.listWebhookEndpoints},
 		{method: "GET", pattern: "/webhook-deliveries", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true,
 			query: []string{"limit", "cursor", "endpoint_id", "status"}, handle: s.listWebhookDeliveries},
+		{method: "GET", pattern: "/order-events", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true,
+			query: []string{"limit", "cursor", "type", "order_id", "created_after"}, handle: s.listOrderEvents},
 		{method: "POST", pattern: "/webhook-deliveries/{id}/redeliver", group: GroupWebhooks, scope: auth.ScopeWebhooksManage, skOnly: true, handle: s.redeliverWebhook},
 		// GitHub's secret scanning reports: no key, authenticated by GitHub's signature.
 		{method: "POST", pattern: "/secret-scanning/github", group: GroupWebhooks, public: true, handle: s.secretScanningReport},

@@ -135,12 +135,9 @@ h1{font-size:1.4rem;margin-top:0}dl{display:grid;grid-template-columns:max-conte
 button{font:inherit;padding:.75rem 1.5rem;border:0;border-radius:8px;background:#15803d;color:#fff;cursor:pointer}
 .note{color:#52525b;font-size:.9rem}.bad{color:#b91c1c}.test{background:#fef08a;padding:.25rem .5rem;border-radius:4px;font-weight:600}`
 
-// render writes the page, every value escaped as html.EscapeString does
-// (neither html/template nor html is linked here: the template packages are
-// the deliver function's, and html's entity tables would weigh on every API
-// function's bootstrap).
+// render writes the page, every value escaped (escapeHTML).
 func (d transferPageData) render() string {
-	e := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace
+	e := escapeHTML
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="` + e(d.Lang) + `"><head><meta charset="utf-8">` +
 		`<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">` +

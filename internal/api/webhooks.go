@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"tix/internal/ticketing"
 	"tix/internal/webhook"
 )
 
@@ -91,6 +92,39 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 	out := pageJSON[webhookDeliveryJSON]{Data: []webhookDeliveryJSON{}, NextCursor: strPtr(page.NextCursor), HasMore: page.HasMore}
 	for _, d := range page.Deliveries {
 		out.Data = append(out.Data, renderDelivery(d))
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// listOrderEvents is the event log: the envelopes the order webhooks carry, newest first.
+func (s *Server) listOrderEvents(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r.Context())
+	q := queryOf(r)
+	eq := webhook.EventQuery{OrganizerID: c.key.OrganizerID, Environment: c.key.Environment,
+		Cursor: q.str("cursor"), OrderID: q.str("order_id")}
+	var err error
+	if eq.Limit, err = q.limit(); err != nil {
+		return err
+	}
+	if eq.Type, err = q.enum("type", "", append([]string{ticketing.EventOrderPaid, ticketing.EventOrderCancelled, ticketing.EventOrderRefunded}, webhook.OptInEventTypes...)...); err != nil {
+		return err
+	}
+	after, err := q.time("created_after")
+	if err != nil {
+		return err
+	}
+	if after != nil {
+		eq.CreatedAfter = *after
+	}
+	page, err := s.Webhooks.Events(r.Context(), eq)
+	if err != nil {
+		return err
+	}
+	out := pageJSON[webhook.Envelope]{Data: []webhook.Envelope{}, NextCursor: strPtr(page.NextCursor), HasMore: page.HasMore}
+	for _, ev := range page.Events {
+		out.Data = append(out.Data, webhook.EventEnvelope(ev))
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, out)

@@ -26,6 +26,8 @@ type mergeQuery struct {
 	pks       []string
 	// below is the sort key to resume below ("" from the newest).
 	below string
+	// above is the lowest sort key to read, inclusive ("" for none).
+	above string
 	// filter with its names and values (#f... and :f..., never #mpk, #msk, :mpk, :mbelow).
 	filter string
 	names  map[string]string
@@ -128,9 +130,17 @@ func (s *Webhooks) mergeRead(ctx context.Context, q mergeQuery, i int, sh *merge
 	}
 	names["#mpk"], vals[":mpk"] = q.index+"PK", str(q.pks[i])
 	cond := "#mpk = :mpk"
-	if q.below != "" {
+	switch {
+	case q.below != "" && q.above != "":
+		// BETWEEN is inclusive: the item at below (the previous page's last) is dropped.
+		names["#msk"], vals[":mbelow"], vals[":mabove"] = q.index+"SK", str(q.below), str(q.above)
+		cond += " AND #msk BETWEEN :mabove AND :mbelow"
+	case q.below != "":
 		names["#msk"], vals[":mbelow"] = q.index+"SK", str(q.below)
 		cond += " AND #msk < :mbelow"
+	case q.above != "":
+		names["#msk"], vals[":mabove"] = q.index+"SK", str(q.above)
+		cond += " AND #msk >= :mabove"
 	}
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String(q.index),
@@ -146,7 +156,11 @@ func (s *Webhooks) mergeRead(ctx context.Context, q mergeQuery, i int, sh *merge
 		return 0, fmt.Errorf("%s: query %s: %w", q.op, q.pks[i], err)
 	}
 	s.record(q.op, out.ConsumedCapacity)
-	sh.items = append(sh.items, out.Items...)
+	for _, it := range out.Items {
+		if q.below == "" || attrS(it, q.index+"SK") != q.below {
+			sh.items = append(sh.items, it)
+		}
+	}
 	sh.start = out.LastEvaluatedKey
 	if out.LastEvaluatedKey == nil {
 		sh.done, sh.front = true, ""

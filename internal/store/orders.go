@@ -91,6 +91,7 @@ func outboxPut(s *core, ev *ticketing.OrderEvent) (types.TransactWriteItem, erro
 		"GSI2PK": str("OUTBOX#" + strconv.Itoa(int(shard))), "GSI2SK": str(ev.CreatedAt.UTC().Format(time.RFC3339Nano) + "#" + ev.ID),
 	}
 	orderEventKeys(ev, item)
+	eventLogKeys(ev, item)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(s.table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}}, nil

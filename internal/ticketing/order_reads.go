@@ -15,10 +15,20 @@ func (s *Orders) load(ctx context.Context, t Tenant, id string) (*Order, error) 
 	if err != nil {
 		return nil, err
 	}
-	if o.OrganizerID != t.OrganizerID || o.Environment != t.Environment {
+	if o.OrganizerID != t.OrganizerID {
 		return nil, NotFound("order")
 	}
+	if o.Environment != t.Environment {
+		return nil, otherMode("order", id, o.Environment, t.Environment)
+	}
 	return s.current(ctx, o)
+}
+
+// otherMode is the 404 for an object of the caller's organizer in the other
+// environment: it says so, as the object was read anyway (no extra read).
+func otherMode(what, id string, has, key Environment) *Error {
+	return Errorf(CodeNotFound, "%s %s not found: it exists in %s mode; this is a %s key. Use a %s key to reach it",
+		what, id, has, key, has)
 }
 
 // Order is GET /orders/{id} with a key.

@@ -30,15 +30,25 @@ type CheckInData struct {
 	CheckIn ticketing.WebhookCheckIn `json:"check_in"`
 }
 
+// EventEnvelope is the envelope the webhooks of ev carry (the event log's items).
+func EventEnvelope(ev *ticketing.OrderEvent) Envelope {
+	return Envelope{
+		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: clock.Format(ev.CreatedAt),
+		Data: eventData(ev), Livemode: ev.Environment == ticketing.EnvLive,
+	}
+}
+
+// eventData is the data of ev's envelope: the admission for
+// ticket.checked_in, the order (and an accepted transfer) otherwise.
+func eventData(ev *ticketing.OrderEvent) any {
+	if ev.CheckIn != nil {
+		return CheckInData{CheckIn: *ev.CheckIn}
+	}
+	return OrderData{Order: ev.Order, Transfer: ev.Transfer}
+}
+
 // orderEnvelope is the envelope of an outbox event. It is built from the
 // stored, immutable event, so every attempt sends the same bytes and id.
 func orderEnvelope(ev *ticketing.OrderEvent) ([]byte, error) {
-	var data any = OrderData{Order: ev.Order, Transfer: ev.Transfer}
-	if ev.CheckIn != nil {
-		data = CheckInData{CheckIn: *ev.CheckIn}
-	}
-	return json.Marshal(Envelope{
-		ID: ev.ID, Type: ev.Type, APIVersion: APIVersion, CreatedAt: clock.Format(ev.CreatedAt),
-		Data: data, Livemode: ev.Environment == ticketing.EnvLive,
-	})
+	return json.Marshal(EventEnvelope(ev))
 }

@@ -164,6 +164,24 @@ type DeliveryPage struct {
 	HasMore    bool
 }
 
+// EventQuery is GET /order-events.
+type EventQuery struct {
+	OrganizerID  string
+	Environment  ticketing.Environment
+	Type         string    // optional
+	OrderID      string    // optional
+	CreatedAfter time.Time // optional (zero: none), inclusive
+	Limit        int
+	Cursor       string
+}
+
+// EventPage is one page of the event log, newest first.
+type EventPage struct {
+	Events     []*ticketing.OrderEvent
+	NextCursor string
+	HasMore    bool
+}
+
 // Store errors.
 var (
 	// ErrNotFound: no such endpoint, delivery or event (ticketing's).
@@ -278,6 +296,8 @@ type DeliveryStore interface {
 	// ListDeliveries pages an organizer environment's deliveries, newest first.
 	// A cursor not issued for the same query is ticketing.Invalid("cursor", ...).
 	ListDeliveries(ctx context.Context, q DeliveryQuery) (*DeliveryPage, error)
+	// ListOrderEvents pages an organizer environment's events newest first (the event log).
+	ListOrderEvents(ctx context.Context, q EventQuery) (*EventPage, error)
 	// OrderDeliveries are the deliveries of one order's events, oldest event first.
 	OrderDeliveries(ctx context.Context, orderID string) ([]*Delivery, error)
 	// PendingDeliveries returns up to limit pending deliveries of one endpoint (for skipping on disable).

@@ -422,6 +422,11 @@ func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) (*DeliveryPag
 	return s.Store.ListDeliveries(ctx, q)
 }
 
+// Events pages an organizer environment's event log (GET /order-events).
+func (s *Service) Events(ctx context.Context, q EventQuery) (*EventPage, error) {
+	return s.Store.ListOrderEvents(ctx, q)
+}
+
 // Endpoints lists an organizer environment's endpoints (GET /webhook-endpoints).
 func (s *Service) Endpoints(ctx context.Context, org string, env ticketing.Environment) ([]*Endpoint, error) {
 	return s.Store.ListEndpoints(ctx, org, env)
