@@ -263,7 +263,7 @@ func (s *Server) getSeating(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, renderSeating(v))
+	writeJSONCompressed(w, r, http.StatusOK, renderSeating(v))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -422,8 +423,8 @@ func TestParseCatalog_AllowsMaximumSeats(t *testing.T) {
 	t.Parallel()
 	e := seatedEvent("a")
 	var rows []any
-	for i := range 20 {
-		rows = append(rows, map[string]any{"row": "R" + string(rune('a'+i)), "seats": 1000, "x": 0, "y": i, "dx": 1, "tier": "vip"})
+	for i := range catalogimport.MaxSeatsPerEvent / 1000 {
+		rows = append(rows, map[string]any{"row": "R" + strconv.Itoa(i), "seats": 1000, "x": 0, "y": i, "dx": 1, "tier": "vip"})
 	}
 	at(e, "seating", "zones", 0)["rows"] = rows
 	at(e, "tiers", 0)["zone"] = "back"

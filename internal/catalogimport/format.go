@@ -4,7 +4,7 @@ import "encoding/json"
 
 // Import limits.
 const (
-	MaxSeatsPerEvent       = 20000
+	MaxSeatsPerEvent       = 50000
 	MaxSeatsPerRow         = 1000
 	MaxTiersPerEvent       = 100
 	MaxOccurrencesPerEvent = 1000

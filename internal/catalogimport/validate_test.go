@@ -3,6 +3,7 @@ package catalogimport_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -234,14 +235,14 @@ func TestParseCatalog_Rules(t *testing.T) {
 		{"SeatLimitPerEvent", func() []map[string]any {
 			e := seatedEvent("a")
 			var rows []any
-			for i := range 21 {
-				rows = append(rows, map[string]any{"row": "R" + string(rune('a'+i)), "seats": 1000, "x": 0, "y": i, "dx": 1})
+			for i := range catalogimport.MaxSeatsPerEvent/1000 + 1 {
+				rows = append(rows, map[string]any{"row": "R" + strconv.Itoa(i), "seats": 1000, "x": 0, "y": i, "dx": 1})
 			}
 			at(e, "seating", "zones", 0)["rows"] = rows
 			at(e, "tiers", 1)["zone"] = "back"
 			at(e, "tiers", 1)["capacity"] = 1
 			return one(e)
-		}, []string{"events[0].seating: more than 20000 seats in one event"}},
+		}, []string{"events[0].seating: more than 50000 seats in one event"}},
 		{"StandingZoneHasNoSeats", func() []map[string]any {
 			e := seatedEvent("a")
 			z := at(e, "seating", "zones", 1)

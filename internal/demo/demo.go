@@ -202,6 +202,7 @@ func Catalog(now time.Time) *catalogimport.CatalogFile {
 			},
 		},
 		theatre(now),
+		stadium(now),
 		{
 			Ref: RefSeries, Status: "published", Kind: "recurring", Title: "Jazz Tuesdays", Slug: "jazz-tuesdays",
 			Description: "A jazz quartet every week, tables in front of the stage.",

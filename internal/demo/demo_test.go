@@ -21,7 +21,7 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Seed: %v", err)
 	}
-	if !res.Created || len(res.Organizers) != 2 || len(res.Events) != 8 {
+	if !res.Created || len(res.Organizers) != 2 || len(res.Events) != 9 {
 		t.Fatalf("result: created %v, %d organizers, %d events", res.Created, len(res.Organizers), len(res.Events))
 	}
 	org, err := st.Organizers.GetOrganizer(ctx, demo.OrganizerID)
@@ -44,6 +44,21 @@ func TestSeed_CatalogHasEveryKindOfEvent(t *testing.T) {
 		}
 		return e
 	}
+
+	t.Run("Stadium", func(t *testing.T) {
+		e := get(demo.RefStadium)
+		seats := 0
+		for _, z := range e.Seating.Zones {
+			seats += len(z.Seats)
+		}
+		if demo.StadiumSeats != 50000 || seats != demo.StadiumSeats || len(e.Tiers) != 4 || e.SeatBlocks != ticketing.SeatBlocks || !e.IsSalesOpen("", now) {
+			t.Fatalf("stadium: %d seats, %d tiers, %d seat blocks, on sale %v", seats, len(e.Tiers), e.SeatBlocks, e.IsSalesOpen("", now))
+		}
+		st, err := st.Catalog.GetStock(ctx, e.ID, ticketing.EnvTest, "")
+		if err != nil || len(st.Seats) != 0 {
+			t.Fatalf("stadium stock: %d seat items (%v), want none: only taken seats get an item", len(st.Seats), err)
+		}
+	})
 
 	t.Run("GeneralAdmissionConcert", func(t *testing.T) {
 		e := get(demo.RefConcert)

@@ -41,8 +41,8 @@ func (s *Catalog) StockOf(ctx context.Context, e *ticketing.Event, env ticketing
 			}
 		}
 	}
-	if len(keys) > maxBatchKeys {
-		if err := s.queryStock(ctx, e.ID, env, occurrenceID, most, add); err != nil {
+	if len(keys) > maxBatchKeys || e.SeatBlocks > 1 { // seats in blocks: every block's partition
+		if err := s.queryStock(ctx, e.ID, env, occurrenceID, max(most, e.SeatBlocks), add); err != nil {
 			return nil, err
 		}
 		return st, nil

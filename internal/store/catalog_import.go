@@ -77,8 +77,12 @@ func (s *Catalog) ImportCatalog(ctx context.Context, organizerID string, events 
 		return err
 	}
 	for i, e := range events {
-		if old := existing[i]; old != nil && !old.CreatedAt.IsZero() {
-			e.CreatedAt = old.CreatedAt
+		e.SeatBlocks = ticketing.SeatBlocks // a new event spreads its seats over blocks
+		if old := existing[i]; old != nil {
+			e.SeatBlocks = old.SeatBlocks // where its seats' items are: never moved
+			if !old.CreatedAt.IsZero() {
+				e.CreatedAt = old.CreatedAt
+			}
 		}
 		if err := s.PutEvent(ctx, e); err != nil {
 			return fmt.Errorf("import events[%d] (ref %q): %w", i, e.Ref, err)

@@ -18,11 +18,21 @@ import (
 func (s *Store) PutStaleReservation(ctx context.Context, o *ticketing.Order, i int) error {
 	l := o.Lines[i]
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: map[string]types.AttributeValue{
-		"PK": str(stockPK(o.EventID, string(o.Environment))), "SK": str(stockSeatSK(occKey(o), l.Seat.SeatID)),
+		"PK": lineSeatKey(o, l)["PK"], "SK": lineSeatKey(o, l)["SK"],
 		"t": str(l.TierID), "o": str(o.ID), "st": str(seatReserved),
 		"u": num(strconv.FormatInt(o.ExpiresAt.UnixMilli(), 10)), "ttl": ttlOf(o.ExpiresAt),
 	}})
 	return err
+}
+
+// SeatStateAt reads the state (st) of a seat's item in stock partition block
+// of the event ("" when there is none there).
+func (s *Store) SeatStateAt(ctx context.Context, event string, env ticketing.Environment, occ, seat string, block int) (string, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: seatKey(event, env, occ, seat, block), ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Item == nil {
+		return "", err
+	}
+	return sAttr(out.Item, "st"), nil
 }
 
 // PutLegacyDueMarker writes t's marker where the former 8-shard layout put it

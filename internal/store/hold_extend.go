@@ -25,12 +25,11 @@ func (s *Holds) ExtendHold(ctx context.Context, h *ticketing.Hold, seats []ticke
 	if err != nil {
 		return err
 	}
-	pk := stockPK(h.EventID, string(h.Environment))
 	items := make([]types.TransactWriteItem, 0, len(seats)+2)
 	for _, seat := range seats {
 		e := newExprs()
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(h.OccurrenceID, seat.SeatID)),
+			TableName: aws.String(s.table), Key: seatKey(h.EventID, h.Environment, h.OccurrenceID, seat.SeatID, seat.Block),
 			UpdateExpression: aws.String("SET " + e.n("u") + " = " + e.ms(until) + ", " + e.n("ttl") + " = " + e.v(ttlOf(until))),
 			ConditionExpression: aws.String(e.n("r") + " = " + e.s(seat.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) +
 				" AND " + e.n("u") + " > " + e.ms(now)),

@@ -251,12 +251,11 @@ func (s *Holds) CreateHold(ctx context.Context, h *ticketing.Hold, idem *ticketi
 	if err != nil {
 		return err
 	}
-	pk := stockPK(h.EventID, string(h.Environment))
 	var items []types.TransactWriteItem
 	for _, seat := range h.Seats {
 		e := newExprs()
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(h.OccurrenceID, seat.SeatID)),
+			TableName: aws.String(s.table), Key: seatKey(h.EventID, h.Environment, h.OccurrenceID, seat.SeatID, seat.Block),
 			UpdateExpression: aws.String("SET " + e.n("t") + " = " + e.s(seat.TierID) + ", " + e.n("st") + " = " + e.s(seatHeld) +
 				", " + e.n("u") + " = " + e.ms(h.ExpiresAt) + ", " + e.n("h") + " = " + e.s(h.ID) + ", " + e.n("r") + " = " + e.s(seat.ReservationID) +
 				", " + e.n("ttl") + " = " + e.v(ttlOf(h.ExpiresAt)) + " REMOVE " + e.n("o")),
@@ -372,7 +371,7 @@ func (s *Holds) GetHold(ctx context.Context, id string) (*ticketing.Hold, error)
 func (s *Holds) ReleaseSeat(ctx context.Context, h *ticketing.Hold, seat ticketing.HoldSeat, now time.Time) (bool, error) {
 	e := newExprs()
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.table), Key: keyOf(stockPK(h.EventID, string(h.Environment)), stockSeatSK(h.OccurrenceID, seat.SeatID)),
+		TableName: aws.String(s.table), Key: seatKey(h.EventID, h.Environment, h.OccurrenceID, seat.SeatID, seat.Block),
 		ConditionExpression: aws.String(e.n("r") + " = " + e.s(seat.ReservationID) + " AND " + e.n("st") + " = " + e.s(seatHeld) +
 			" AND " + e.n("u") + " > " + e.ms(now)),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,

@@ -196,14 +196,13 @@ func (s *Orders) ConfirmOrder(ctx context.Context, o *ticketing.Order, ev *ticke
 		return err
 	}
 	items := []types.TransactWriteItem{{Update: upd}}
-	pk := stockPK(o.EventID, string(o.Environment))
 	for _, l := range o.Lines {
 		if !l.Seated {
 			continue
 		}
 		e := newExprs()
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: keyOf(pk, stockSeatSK(occKey(o), l.Seat.SeatID)),
+			TableName: aws.String(s.table), Key: lineSeatKey(o, l),
 			UpdateExpression:         aws.String("SET " + e.n("st") + " = " + e.s(seatSold) + " REMOVE " + e.n("u") + ", " + e.n("ttl")),
 			ConditionExpression:      aws.String(e.n("o") + " = " + e.s(o.ID) + " AND " + e.n("st") + " = " + e.s(seatReserved)),
 			ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
@@ -283,7 +282,7 @@ func (s *Orders) CancelOrder(ctx context.Context, o *ticketing.Order, ev *ticket
 func (s *Orders) seatDelete(o *ticketing.Order, l ticketing.OrderLine, state string) *types.Delete {
 	e := newExprs()
 	return &types.Delete{
-		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), stockSeatSK(occKey(o), l.Seat.SeatID)),
+		TableName: aws.String(s.table), Key: lineSeatKey(o, l),
 		ConditionExpression:      aws.String(e.n("o") + " = " + e.s(o.ID) + " AND " + e.n("st") + " = " + e.s(state)),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,
 	}

@@ -285,7 +285,7 @@ func (s *Orders) seatTake(o *ticketing.Order, l ticketing.OrderLine, now time.Ti
 		set += e.s(seatReserved) + ", " + e.n("u") + " = " + e.ms(o.ExpiresAt) + ", " + e.n("ttl") + " = " + e.v(ttlOf(o.ExpiresAt))
 	}
 	return &types.Update{
-		TableName: aws.String(s.table), Key: keyOf(stockPK(o.EventID, string(o.Environment)), stockSeatSK(occKey(o), l.Seat.SeatID)),
+		TableName: aws.String(s.table), Key: lineSeatKey(o, l),
 		UpdateExpression:         aws.String(set),
 		ConditionExpression:      aws.String(cond),
 		ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.vals,

@@ -37,6 +37,13 @@ const (
 
 func newSalesEnv(t *testing.T, gaCap int) *salesEnv {
 	t.Helper()
+	return newSalesEnvWith(t, gaCap, 0)
+}
+
+// newSalesEnvWith is newSalesEnv with the event's seats spread over
+// seatBlocks stock partitions (0: the one-partition layout).
+func newSalesEnvWith(t *testing.T, gaCap, seatBlocks int) *salesEnv {
+	t.Helper()
 	now := time.Now().UTC().Truncate(time.Second)
 	clk := clock.NewFixed(now)
 	st := testenv.Store(t, clk)
@@ -49,7 +56,7 @@ func newSalesEnv(t *testing.T, gaCap int) *salesEnv {
 	}
 	e := &ticketing.Event{ID: salesEvent, OrganizerID: salesOrg, Ref: "s", Status: ticketing.EventPublished, Kind: ticketing.KindSingle,
 		Title: "Sales", City: "Moscow", Venue: "Hall", StartsAt: now.Add(72 * time.Hour), EndsAt: now.Add(75 * time.Hour),
-		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now, HasSeating: true,
+		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now, HasSeating: true, SeatBlocks: seatBlocks,
 		Tiers: []ticketing.Tier{
 			{ID: salesGA, Name: "GA", Price: 150000, Capacity: gaCap, PersonsIncluded: 1},
 			{ID: salesSeats, Name: "Seats", Price: 300000, Capacity: 4, PersonsIncluded: 1, ZoneID: "zone_s", Seated: true},

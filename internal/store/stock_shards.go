@@ -28,6 +28,17 @@ func stockShardPK(event, env string, shard int) string {
 	return stockPK(event, env) + "#" + strconv.Itoa(shard)
 }
 
+// seatKey is a seat's state item, in its block's stock partition (block 0:
+// the event's own, where every seat of the one-partition layout lives).
+func seatKey(event string, env ticketing.Environment, occ, seatID string, block int) map[string]types.AttributeValue {
+	return keyOf(stockShardPK(event, string(env), block), stockSeatSK(occ, seatID))
+}
+
+// lineSeatKey is the state item of a seated order line's seat.
+func lineSeatKey(o *ticketing.Order, l ticketing.OrderLine) map[string]types.AttributeValue {
+	return seatKey(o.EventID, o.Environment, occKey(o), l.Seat.SeatID, l.Seat.Block)
+}
+
 func shardKey(o *ticketing.Order, tierID string, shard int) map[string]types.AttributeValue {
 	return keyOf(stockShardPK(o.EventID, string(o.Environment), shard), stockTierSK(occKey(o), tierID))
 }

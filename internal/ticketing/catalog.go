@@ -88,6 +88,10 @@ type Event struct {
 	CreatedAt      time.Time       `json:"created_at"`
 	UpdatedAt      time.Time       `json:"updated_at"`
 	Extra          json.RawMessage `json:"-"`
+
+	// SeatBlocks is how many stock partitions the event's seats spread over
+	// (SeatBlock); 0 for events of the one-partition layout.
+	SeatBlocks int `json:"seat_blocks,omitempty"`
 }
 
 // Genre classifies an event.

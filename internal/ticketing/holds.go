@@ -39,6 +39,9 @@ type HoldSeat struct {
 	TierID        string  `json:"tier_id"`
 	TierName      string  `json:"tier_name"`
 	Price         int64   `json:"price"`
+	// Block is the seat's stock partition (Event.SeatBlock); 0 also for
+	// seats of the one-partition layout.
+	Block int `json:"block,omitempty"`
 }
 
 // HoldRequest is POST /seat-holds.
@@ -46,6 +49,16 @@ type HoldRequest struct {
 	EventID      *string  `json:"event_id"`
 	OccurrenceID *string  `json:"occurrence_id"`
 	SeatIDs      []string `json:"seat_ids"`
+	// BestAvailable asks for the best free seats of a tier instead of SeatIDs.
+	BestAvailable *BestAvailable `json:"best_available,omitempty"`
+}
+
+// bestQuantity is how many seats best_available asks for (0: none).
+func (r HoldRequest) bestQuantity() int {
+	if r.BestAvailable == nil || r.BestAvailable.Quantity == nil {
+		return 0
+	}
+	return *r.BestAvailable.Quantity
 }
 
 // reservationID names seat i of a hold; the hold id can be read back from it.
@@ -114,7 +127,7 @@ func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 			return h, err
 		}
 	}
-	e, err := s.Catalog.GetEventWithSeating(ctx, c.OrganizerID, *req.EventID, c.Environment)
+	e, err := s.seatedEvent(ctx, c, *req.EventID)
 	if err != nil {
 		if IsCode(err, CodeNotFound) {
 			err.(*Error).Param = "event_id"
@@ -135,7 +148,7 @@ func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 	}
 	if c.Publishable {
 		h.ClientCap = s.clientCapOf(c, e.ID)
-		if len(h.Seats) > h.ClientCap.MaxUnits {
+		if max(len(h.Seats), req.bestQuantity()) > h.ClientCap.MaxUnits {
 			return nil, s.clientCapError(h.ClientCap)
 		}
 	}
@@ -144,7 +157,11 @@ func (s *Holds) CreateHold(ctx context.Context, c Caller, idemKey string, req Ho
 		idem = &Idempotency{Tenant: c.Tenant, Scope: c.idemScope(IdemHold), Key: idemKey, RequestHash: hash,
 			ResourceID: h.ID, LeaseUntil: h.ExpiresAt, CreatedAt: now}
 	}
-	err = s.writeHold(ctx, h, idem, ipState, now)
+	if req.BestAvailable != nil {
+		err = s.holdBestAvailable(ctx, h, e, req.BestAvailable, idem, ipState, now)
+	} else {
+		err = s.writeHold(ctx, h, idem, ipState, now)
+	}
 	var se *StockError
 	switch {
 	case err == nil:
@@ -207,7 +224,7 @@ func (h *Hold) addSeats(e *Event, seatIDs []string, now time.Time) error {
 		h.Seats = append(h.Seats, HoldSeat{
 			ReservationID: reservationID(h.ID, i), SeatID: id, Label: st.seat.Label,
 			Row: st.seat.Row, Number: st.seat.Number, ZoneName: st.zone.Name, ZoneColor: st.zone.Color,
-			TierID: t.ID, TierName: t.Name, Price: t.Price,
+			TierID: t.ID, TierName: t.Name, Price: t.Price, Block: e.SeatBlock(id),
 		})
 		h.TotalBasePrice += t.Price
 	}
@@ -293,8 +310,11 @@ func validateHoldRequest(req HoldRequest) error {
 	if req.OccurrenceID != nil && *req.OccurrenceID == "" {
 		return Invalid("occurrence_id", "occurrence_id must not be empty; omit it for a single event")
 	}
+	if req.BestAvailable != nil {
+		return validateBestAvailable(req)
+	}
 	if len(req.SeatIDs) == 0 {
-		return Invalid("seat_ids", "seat_ids must list at least one seat")
+		return Invalid("seat_ids", "seat_ids must list at least one seat, or use best_available")
 	}
 	if len(req.SeatIDs) > MaxSeatsPerHold {
 		return Invalid("seat_ids", "at most %d seats per hold", MaxSeatsPerHold)
@@ -459,7 +479,7 @@ func (s *Holds) ReleaseHolds(ctx context.Context, c Caller, reservationIDs []str
 func (s *Holds) holdAlive(ctx context.Context, h *Hold, now time.Time) (bool, error) {
 	// Seats only: the stock of an event without tiers is its seats (one
 	// read), not the counter shards of its tiers.
-	st, err := s.Catalog.StockOf(ctx, &Event{ID: h.EventID}, h.Environment, h.OccurrenceID)
+	st, err := s.Catalog.StockOf(ctx, &Event{ID: h.EventID, SeatBlocks: h.seatBlockCount()}, h.Environment, h.OccurrenceID)
 	if err != nil {
 		return false, err
 	}

@@ -47,6 +47,8 @@ type SeatRef struct {
 	ZoneName string  `json:"zone_name"`
 	Row      *string `json:"row"`
 	Number   *int    `json:"number"`
+	// Block is the seat's stock partition, copied from its hold (HoldSeat.Block).
+	Block int `json:"block,omitempty"`
 }
 
 // OrderLine is one priced line: a quantity of a tier, or one seat.

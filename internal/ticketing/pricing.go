@@ -139,7 +139,7 @@ func (p *Priced) seatLines(rids []string, occurrenceID *string) error {
 		}
 		p.Lines = append(p.Lines, OrderLine{
 			TierID: t.ID, TierName: t.Name, UnitPrice: t.Price, Quantity: 1, Seated: true,
-			Seat:          &SeatRef{SeatID: hs.SeatID, Label: hs.Label, ZoneName: hs.ZoneName, Row: hs.Row, Number: hs.Number},
+			Seat:          &SeatRef{SeatID: hs.SeatID, Label: hs.Label, ZoneName: hs.ZoneName, Row: hs.Row, Number: hs.Number, Block: hs.Block},
 			ReservationID: rid, HoldID: h.ID,
 		})
 	}

@@ -71,6 +71,8 @@ type Holds struct {
 	Limits      ClientLimits
 	HoldStore   HoldStore
 	orders      *Orders
+	seatViews   seatViews   // best-available's picks (best_available.go)
+	seatingMaps seatingMaps // seating_cache.go
 }
 
 // Pricing prices selections and checks promo codes.

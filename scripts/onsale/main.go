@@ -2,7 +2,8 @@
 // limits. It drives a short real on-sale on the local stack through the
 // HTTP API (the real router and middleware on a loopback port): buyers, each
 // from its own loopback address, read the event's availability with the
-// storefront's pk_ key, hold a seat of a seated event, create an order of
+// storefront's pk_ key, hold the best available seats of a seated event
+// (its seats in blocks), create an order of
 // one general-admission tier and pay it (simulate-payment); the deliveries
 // consumer issues the order.paid webhooks to a local receiver. Every DynamoDB request passes a metering
 // proxy (capacity.go) that asks for its consumed capacity and adds it up by
@@ -11,9 +12,9 @@
 // one partition (1,000 WCU/s, 3,000 RCU/s) and the ceilings: the rates at
 // which the first partition saturates. The last line is
 //
-//	ceiling: <N> orders/s, <M> availability reads/s, <Q> queue joins/s
+//	ceiling: <N> orders/s, <M> availability reads/s, <S> seat holds/s, <Q> queue joins/s, bound by ...
 //
-// and it exits 1 when N < 5,000, M < 20,000 or Q < 20,000 (`make
+// and it exits 1 when N < 5,000, M < 20,000, S < 5,000 or Q < 20,000 (`make
 // onsale-model` starts the emulators). A queue join is one visitor of the
 // waiting room: challenge, join and one status read (queue.go).
 //
@@ -31,7 +32,11 @@ import (
 	"tix/internal/api"
 	"tix/internal/auth"
 	"tix/internal/store"
+	"tix/internal/ticketing"
 )
+
+// holdQuantity is how many seats each best-available hold asks for.
+var holdQuantity = 2
 
 // The issue's targets for one event and one tier.
 const (
@@ -46,14 +51,20 @@ func main() {
 	// the fullest shard of a small sample overstates its share).
 	orders := flag.Int("orders", 1000, "orders created and paid in the measured on-sale")
 	reads := flag.Int("reads", 600, "availability reads in the measured on-sale")
-	holds := flag.Int("holds", 100, "seat holds (one seat each, on a seated event) in the measured on-sale")
+	holds := flag.Int("holds", 400, "best-available seat holds (of -hold-quantity seats, on a seated event) in the measured on-sale")
+	flag.IntVar(&holdQuantity, "hold-quantity", 2, "seats per best-available hold")
 	joins := flag.Int("joins", 1000, "visitors of the waiting room (challenge, join, one status read) in the measured on-sale")
 	tierCap := flag.Int("tier-capacity", 20000, "capacity of the on-sale's tier (a hot on-sale's tier is large: its stock spreads over the most shards)")
 	conc := flag.Int("concurrency", 16, "buyers at once")
 	orderRate := flag.Float64("order-rate", TargetOrders, "orders/s of the modelled on-sale")
 	readRate := flag.Float64("read-rate", TargetReads, "availability reads/s of the modelled on-sale")
-	holdRate := flag.Float64("hold-rate", 0, "seat holds/s of the modelled on-sale (on another, seated event)")
+	holdRate := flag.Float64("hold-rate", TargetHolds, "best-available seat holds/s of the modelled on-sale (on another, seated event)")
 	joinRate := flag.Float64("join-rate", TargetJoins, "queue joins/s of the modelled on-sale's waiting room")
+	sr := SeatReads{Blocks: ticketing.SeatBlocks}
+	flag.IntVar(&sr.VenueSeats, "venue-seats", 50000, "seats of the seated occurrence (the reads of best available: all taken)")
+	flag.Float64Var(&sr.ItemBytes, "seat-item-bytes", 150, "bytes of a taken seat's item")
+	flag.Float64Var(&sr.EventBytes, "event-item-bytes", 4096, "bytes of the seated event's item (without its map)")
+	flag.Float64Var(&sr.HoldLatency, "hold-latency", 0.05, "seconds a best-available hold takes")
 	var tr Traffic
 	flag.Float64Var(&tr.Polls, "polls", 5, "status polls (GET /orders/{id}) per order in production")
 	flag.Float64Var(&tr.LiveShare, "live-share", 1, "share of orders paid live (POST /orders waits for the bank, then stores the payment)")
@@ -66,14 +77,14 @@ func main() {
 	flag.Parse()
 	counts := map[string]int{phaseOrder: *orders, phaseRead: *reads, phaseHold: *holds, phaseJoin: *joins, "tier-capacity": *tierCap}
 	rates := map[string]float64{phaseOrder: *orderRate, phaseRead: *readRate, phaseHold: *holdRate, phaseJoin: *joinRate}
-	res, err := run(counts, rates, *conc, tr)
+	res, err := run(counts, rates, *conc, tr, sr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "onsale:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, %d queue joins/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
-		res.orders, res.reads, res.joins, res.binding, res.oldOrders, res.oldReads)
-	if res.orders < TargetOrders || res.reads < TargetReads || res.joins < TargetJoins {
+	fmt.Printf("ceiling: %d orders/s, %d availability reads/s, %d seat holds/s, %d queue joins/s, bound by %s; under the old rules %d orders/s, %d availability reads/s\n",
+		res.orders, res.reads, res.holds, res.joins, res.binding, res.oldOrders, res.oldReads)
+	if res.orders < TargetOrders || res.reads < TargetReads || res.holds < TargetHolds || res.joins < TargetJoins {
 		os.Exit(1)
 	}
 }
@@ -83,8 +94,8 @@ func main() {
 // partition's limits only, transactions billed as DynamoDB Local reports
 // them, each shard's own sampled load).
 type result struct {
-	orders, reads, joins, oldOrders, oldReads int
-	binding                                   string
+	orders, reads, holds, joins, oldOrders, oldReads int
+	binding                                          string
 }
 
 func envOr(k, def string) string {
@@ -94,7 +105,7 @@ func envOr(k, def string) string {
 	return def
 }
 
-func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) (*result, error) {
+func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic, sr SeatReads) (*result, error) {
 	orders, reads, holds, tierCapacity := counts[phaseOrder], counts[phaseRead], counts[phaseHold], counts["tier-capacity"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -107,7 +118,7 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 		return nil, err
 	}
 	defer closeProxy()
-	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), holds, rates)
+	s, err := newSale(ctx, proxyURL, max(tierCapacity, orders+10), 2*holds*holdQuantity, rates)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +130,8 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 		return nil, err
 	}
 	quiet(meter)
-	fmt.Printf("==> Holds: %d seat holds of one seat each (POST /v1/seat-holds, pk_ key) on the seated event %s\n", holds, seatsID)
+	fmt.Printf("==> Holds: %d best-available holds of %d seats (POST /v1/seat-holds, pk_ key) on the seated event %s (%d seat blocks)\n",
+		holds, holdQuantity, seatsID, ticketing.SeatBlocks)
 	meter.Phase(phaseHold)
 	if err := s.each(holds, conc, s.hold); err != nil {
 		return nil, err
@@ -145,12 +157,12 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic) 
 	fmt.Printf("    %d orders paid and delivered in %.1fs\n", orders, time.Since(start).Seconds())
 
 	labels := map[string]string{auth.Hash(s.pk): "pk_", auth.Hash(s.sk): "sk_"}
-	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds, phaseJoin: counts[phaseJoin]}, rates, labels, tr), nil
+	return model(meter, map[string]int{phaseOrder: orders, phaseRead: reads, phaseHold: holds, phaseJoin: counts[phaseJoin]}, rates, labels, tr, sr), nil
 }
 
 // model prints the old rules' ceilings, then the honest ones: partitions at
 // their shape's mean load, transactions per item, the whole system.
-func model(meter *Meter, ops map[string]int, rates map[string]float64, labels map[string]string, tr Traffic) *result {
+func model(meter *Meter, ops map[string]int, rates map[string]float64, labels map[string]string, tr Traffic, sr SeatReads) *result {
 	names := []string{phaseOrder, phaseRead, phaseHold, phaseJoin}
 	var phases, old []Phase
 	totals := map[string]Totals{}
@@ -173,6 +185,7 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 	hot = MeanShards(hot)
 	ceil := Report(os.Stdout, hot, spread, rates, names, labels)
 	res := &result{reads: clamp(ceil[phaseRead]), joins: clamp(ceil[phaseJoin]), oldOrders: clamp(oldCeil[phaseOrder]), oldReads: clamp(oldCeil[phaseRead])}
+	res.holds = clamp(min(ceil[phaseHold], sr.Ceiling(os.Stdout)))
 	_, at := Ceiling(hot, phaseOrder)
 	res.orders, res.binding = clamp(ceil[phaseOrder]), "partition "+partitionOf(at)+" (1,000 WCU/s, 3,000 RCU/s)"
 	for _, ph := range []string{phaseOrder, phaseHold} {
@@ -191,6 +204,9 @@ func model(meter *Meter, ops map[string]int, rates map[string]float64, labels ma
 		}
 		if ph == phaseOrder && len(cs) > 0 && clamp(cs[0].Ceiling()) < res.orders {
 			res.orders, res.binding = clamp(cs[0].Ceiling()), "transactions on item "+cs[0].Shape
+		}
+		if ph == phaseHold && len(cs) > 0 {
+			res.holds = min(res.holds, clamp(cs[0].Ceiling()))
 		}
 	}
 	PrintNeeds(os.Stdout, System(os.Stdout, totals, rates, hot, tr))

@@ -160,14 +160,13 @@ func (s *sale) seed(ctx context.Context, capacity, seats int) error {
 // (seat_0 ... seat_<n-1>).
 func seatedEvent(ev *ticketing.Event, n int) *ticketing.Event {
 	e := *ev
-	e.ID, e.Ref, e.Title, e.HasSeating = seatsID, "onsale-seats", "On-sale (seated)", true
+	e.ID, e.Ref, e.Title, e.HasSeating, e.SeatBlocks = seatsID, "onsale-seats", "On-sale (seated)", true, ticketing.SeatBlocks
 	e.Tiers = []ticketing.Tier{{ID: "tier_seats", Name: "Seats", Price: 300000, Capacity: n, PersonsIncluded: 1, ZoneID: "zone_s", Seated: true}}
 	e.Zones = []ticketing.ZoneSummary{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seats", SeatCount: n}}
-	row := "A"
 	seats := make([]ticketing.Seat, n)
 	for i := range seats {
-		num := i + 1
-		seats[i] = ticketing.Seat{ID: fmt.Sprintf("seat_%d", i), Label: fmt.Sprintf("A-%d", num), Row: &row, Number: &num, X: float64(i)}
+		row, num := fmt.Sprintf("R%d", i/50+1), i%50+1
+		seats[i] = ticketing.Seat{ID: fmt.Sprintf("seat_%d", i), Label: fmt.Sprintf("%s-%d", row, num), Row: &row, Number: &num, X: float64(num), Y: float64(i / 50)}
 	}
 	e.Seating = &ticketing.Seating{LayoutID: "lay_s", Zones: []ticketing.Zone{{ID: "zone_s", Name: "Stalls",
 		Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seats", Seats: seats}}}
@@ -301,9 +300,10 @@ func (s *sale) read(b *buyer) error {
 	return s.call(b, http.MethodGet, "/events/"+eventID+"/availability", s.pk, nil, http.StatusOK, nil, map[string]string{"Origin": origin})
 }
 
-// hold holds seat b.n of the seated event from the storefront.
+// hold holds the holdQuantity best available seats of the seated event
+// from the storefront.
 func (s *sale) hold(b *buyer) error {
-	body := map[string]any{"event_id": seatsID, "seat_ids": []string{fmt.Sprintf("seat_%d", b.n)}}
+	body := map[string]any{"event_id": seatsID, "best_available": map[string]any{"tier_id": "tier_seats", "quantity": holdQuantity}}
 	return s.call(b, http.MethodPost, "/seat-holds", s.pk, body, http.StatusOK, nil,
 		map[string]string{"Origin": origin, "Idempotency-Key": fmt.Sprintf("onsale-hold-%d", b.n)})
 }
