@@ -316,6 +316,13 @@ func (e *Env) AddWebhookDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Vars["ENDPOINT_ID"], e.Vars["REPLAY_ID"], e.Vars["REPLAY_SINCE"] = ep.ID, rp.ID, strconv.FormatInt(since.Unix(), 10)
+	// A request of the fixture's key in the request log (webhooks-request-log.json reads it).
+	logged := auth.RequestRecord{RequestID: "req_fixturelogged0000000000", OrganizerID: tenant.OrganizerID, Environment: tenant.Environment,
+		KeyID: e.keyID, Method: "POST", Path: "/v1/orders", Status: 201, CreatedAt: time.Now().UTC()}
+	if err := a.Store.RequestLog().PutRequest(ctx, logged); err != nil {
+		t.Fatal(err)
+	}
+	e.Vars["LOGGED_REQUEST_ID"] = logged.RequestID
 }
 
 func seats(n int) []ticketing.Seat {
