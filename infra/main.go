@@ -38,6 +38,8 @@
 //	apiRateLimit, apiBurstLimit       the v1 stage's throttle (default 1000 and 2000 requests/s)
 //	notificationRateLimit,            the bank's notification route's own throttle
 //	notificationBurstLimit            (default 100 and 200 requests/s)
+//	deliverConcurrency                the deliver function's queue mapping cap, 2-1000
+//	                                  (default 20 invocations of 10 messages)
 //	quotaTableReads, quotaTableWrites the account's quotas the values above must fit (unset:
 //	quotaConcurrency                  AWS's defaults, 40,000 units per table and index, 1,000
 //	quotaApiRate, quotaApiBurst       concurrent executions, 10,000/5,000 API requests/s)

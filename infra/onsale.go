@@ -40,6 +40,11 @@ type OnSale struct {
 	// notification route's own throttling (requests/s, burst); 0 takes the
 	// constants of the same names.
 	NotificationRateLimit, NotificationBurstLimit int
+	// DeliverConcurrency caps the deliver function's invocations from its
+	// queue (the mapping's maximum concurrency, 2-1,000); 0 keeps
+	// DeliverMaxConcurrency. An on-sale's webhooks and email jobs need about
+	// messages/s x seconds each / BatchSize (`make onsale-model` prints it).
+	DeliverConcurrency int
 	// Quotas are the account's quotas in the stack's region, as the operator
 	// declares them; a zero field is AWS's default (DefaultQuotas). The values
 	// above are checked against them, since AWS refuses a deploy past them.
@@ -99,7 +104,8 @@ func ParseOnSale(get func(name string) any) (OnSale, error) {
 		"indexWarmReads": &o.IndexWarmReads, "indexWarmWrites": &o.IndexWarmWrites,
 		"apiRateLimit": &o.APIRateLimit, "apiBurstLimit": &o.APIBurstLimit,
 		"notificationRateLimit": &o.NotificationRateLimit, "notificationBurstLimit": &o.NotificationBurstLimit,
-		"quotaTableReads": &o.Quotas.TableReads, "quotaTableWrites": &o.Quotas.TableWrites,
+		"deliverConcurrency": &o.DeliverConcurrency,
+		"quotaTableReads":    &o.Quotas.TableReads, "quotaTableWrites": &o.Quotas.TableWrites,
 		"quotaConcurrency": &o.Quotas.Concurrency, "quotaApiRate": &o.Quotas.APIRate, "quotaApiBurst": &o.Quotas.APIBurst,
 	}
 	for name, p := range ints {
@@ -202,6 +208,9 @@ func (o OnSale) check() error {
 				errs = append(errs, fmt.Sprintf("concurrency for %q: not a function of the stack", fn))
 			}
 		}
+	}
+	if c := o.DeliverConcurrency; c != 0 && (c < 2 || c > 1000) {
+		errs = append(errs, fmt.Sprintf("deliverConcurrency %d: an SQS mapping's maximum concurrency is 2 to 1000", c))
 	}
 	for fn, p := range o.Provisioned {
 		if r, ok := o.Reserved[fn]; ok && p > r {

@@ -17,7 +17,7 @@ func TestParseOnSale(t *testing.T) {
 		"tableWarmReads": "60000", "tableWarmWrites": float64(40000), "indexWarmReads": "12000", "indexWarmWrites": "20000",
 		"reservedConcurrency": "catalog=400, holds=100,orders=400", "provisionedConcurrency": map[string]any{"orders": float64(20)},
 		"apiRateLimit": "30000", "apiBurstLimit": float64(10000), "notificationRateLimit": "300", "notificationBurstLimit": float64(600),
-		"quotaTableReads": "60000", "quotaApiRate": float64(30000), "quotaApiBurst": "10000",
+		"quotaTableReads": "60000", "quotaApiRate": float64(30000), "quotaApiBurst": "10000", "deliverConcurrency": "200",
 	}
 	got, err := ParseOnSale(func(n string) any { return ctx[n] })
 	if err != nil {
@@ -46,6 +46,7 @@ func TestParseOnSale(t *testing.T) {
 		"provisionedConcurrency": {"provisionedConcurrency": "orders=0"},
 		"above its reserved":     {"reservedConcurrency": "orders=10", "provisionedConcurrency": "orders=20"},
 		"quotaApiBurst":          {"quotaApiBurst": "-1"},
+		"deliverConcurrency":     {"deliverConcurrency": "5000"}, // above SQS mappings' 1,000
 	} {
 		if _, err := ParseOnSale(func(n string) any { return bad[n] }); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%v: error %v, want one naming %s", bad, err, name)

@@ -236,13 +236,17 @@ const TimersMaxConcurrency = 50
 var MappingMaxConcurrency = map[string]int{"deliver": DeliverMaxConcurrency, "timers": TimersMaxConcurrency}
 
 // consumers connect each queue to its consumer function.
-func (b *build) consumers(fns map[string]awslambda.Function, queues map[string]awssqs.Queue) {
+func (b *build) consumers(fns map[string]awslambda.Function, queues map[string]awssqs.Queue, on OnSale) {
 	for _, name := range queue.Queues {
 		esp := &awslambdaeventsources.SqsEventSourceProps{
 			BatchSize:               jsii.Number(BatchSize),
 			ReportBatchItemFailures: jsii.Bool(true), // the handlers return the failed message ids
 		}
-		esp.MaxConcurrency = jsii.Number(float64(MappingMaxConcurrency[Consumers[name]]))
+		limit := MappingMaxConcurrency[Consumers[name]]
+		if Consumers[name] == "deliver" && on.DeliverConcurrency > 0 {
+			limit = on.DeliverConcurrency // an on-sale's webhooks and email jobs
+		}
+		esp.MaxConcurrency = jsii.Number(float64(limit))
 		// The mapping grants the consumer sqs:ReceiveMessage, DeleteMessage,
 		// ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this
 		// queue only (no KMS: the queue uses SQS-managed encryption).

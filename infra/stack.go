@@ -395,7 +395,7 @@ func NewTixStack(scope constructs.Construct, id string, props *TixStackProps) (a
 		fns[f.Name] = b.function(f, env, table, queues, grants, props.OnSale.Reserved[f.Name])
 	}
 	b.allowSend(mailing, configSet, fns)
-	b.consumers(fns, queues)
+	b.consumers(fns, queues, props.OnSale)
 	b.sweep(fns["timers"])
 	secretScanningEnv(fns, scanKeysURL)
 	apiStage := b.api(fns, props.OnSale)

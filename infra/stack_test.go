@@ -54,7 +54,7 @@ var (
 	prodOnSale                     = OnSale{TableWarmReads: 60000, TableWarmWrites: 40000, IndexWarmReads: 12000, IndexWarmWrites: 20000,
 		Reserved:    map[string]int{"catalog": 400, "holds": 100, "orders": 400},
 		Provisioned: map[string]int{"orders": 20}, APIRateLimit: 30000, APIBurstLimit: 10000,
-		NotificationRateLimit: 300, NotificationBurstLimit: 600,
+		NotificationRateLimit: 300, NotificationBurstLimit: 600, DeliverConcurrency: 200,
 		Quotas: Quotas{TableReads: 60000, APIRate: 30000, APIBurst: 10000}} // the quotas the account was granted
 )
 
@@ -771,8 +771,12 @@ func TestQueues(t *testing.T) {
 				t.Errorf("%s: %s is consumed by %v, want %s", stage, name, m["FunctionName"], consumer)
 			}
 			// Every consumer is capped (deliver 20, timers 50): a backlog cannot
-			// take the account's concurrency from the API.
+			// take the account's concurrency from the API. Prod's on-sale
+			// context raises deliver's (deliverConcurrency).
 			want := map[string]float64{"deliver": 20, "timers": 50}[consumer]
+			if stage == ProdStage && consumer == "deliver" {
+				want = float64(prodOnSale.DeliverConcurrency)
+			}
 			if sc, _ := m["ScalingConfig"].(map[string]any); want == 0 || num(sc["MaximumConcurrency"]) != want {
 				t.Errorf("%s: %s ScalingConfig %v, want MaximumConcurrency %v", stage, consumer, sc, want)
 			}

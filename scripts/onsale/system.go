@@ -57,7 +57,10 @@ type Traffic struct {
 // once: infra's DeliverMaxConcurrency (20) invocations of BatchSize (10)
 // messages, each batch's handled concurrently. Every webhook and email job
 // of the stage shares it.
-const DeliverInFlight = 20 * 10
+const DeliverInFlight = 20 * DeliverBatch
+
+// DeliverBatch is infra's BatchSize: messages an invocation of deliver takes.
+const DeliverBatch = 10
 
 // Deliveries prints the deliver function at ro orders/s: the messages they
 // put on the deliveries queue against what DeliverInFlight at
@@ -70,7 +73,7 @@ func Deliveries(w io.Writer, ro float64, tr Traffic) float64 {
 		lag = tr.Minutes * 60 * (need - passes) / passes
 	}
 	fmt.Fprintf(w, "==> Deliveries: %.0f messages/s (%.0f an order: its webhook, its email job) at %.2fs each; the deliver function takes %d at once (infra DeliverMaxConcurrency x BatchSize), %.0f/s: a %.0f-minute rush's last one %.0f minutes late%s\n",
-		need, tr.DeliverMessages, tr.DeliverLatency, DeliverInFlight, passes, tr.Minutes, lag/60, flagIf(need > passes, "  OVER (the deliver mapping's cap binds before the webhook limits)"))
+		need, tr.DeliverMessages, tr.DeliverLatency, DeliverInFlight, passes, tr.Minutes, lag/60, flagIf(need > passes, "  OVER (the deliver mapping's cap binds before the webhook limits: -c deliverConcurrency, below)"))
 	return lag
 }
 
@@ -235,8 +238,11 @@ func TotalsOf(usage map[Partition]Units, ops int) Totals {
 type Needs struct {
 	TableReads, TableWrites, IndexReads, IndexWrites float64
 	Orders, Catalog                                  float64 // Lambda instances of the two functions
-	APIRate                                          float64
-	WebhookRate                                      float64
+	// Deliver is the deliver function's invocations at once (its queue
+	// mapping's cap, infra's deliverConcurrency context).
+	Deliver     float64
+	APIRate     float64
+	WebhookRate float64
 	// KeyReads and KeyWrites are the requests a second through the
 	// storefront's publishable key: availability reads; orders and holds.
 	KeyReads, KeyWrites float64
@@ -321,6 +327,7 @@ func System(w io.Writer, totals map[string]Totals, rates map[string]float64, hot
 	fmt.Fprintf(w, "==> Webhooks: %.0f order.paid/s to the organizer's endpoint; at the default %d/s per host (%d/s in all) a %.0f-minute rush leaves the last one %.0f minutes late\n",
 		ro, WebhookDomainRate, WebhookGlobalRate, tr.Minutes, lag/60)
 	Deliveries(w, ro, tr)
+	n.Deliver = ro * tr.DeliverMessages * tr.DeliverLatency / DeliverBatch
 	fmt.Fprintf(w, "==> Sell-out: a refused order costs its refused transaction, no read of the shards but each process's first each %.0f s (1 RCU a shard): %.0f instances, %.0f RCU/s on each shard partition\n",
 		ShardHintSeconds, n.Orders, n.Orders/ShardHintSeconds)
 	return n
@@ -346,11 +353,11 @@ func PrintNeeds(w io.Writer, n Needs) {
 	fmt.Fprintln(w, "==> For this rate: quotas to request, then the on-sale context (docs/aws.md, Preparing an on-sale)")
 	fmt.Fprintf(w, "    -c quotaTableReads=%d -c quotaTableWrites=%d -c quotaConcurrency=%d -c quotaApiRate=%d\n",
 		max(up(math.Max(n.TableReads, n.IndexReads), 1000), TableQuota), max(up(math.Max(n.TableWrites, n.IndexWrites), 1000), TableQuota),
-		max(up(n.Orders+n.Catalog+100, 100), LambdaQuota), max(up(n.APIRate, 1000), APIRate))
+		max(up(n.Orders+n.Catalog+n.Deliver+100, 100), LambdaQuota), max(up(n.APIRate, 1000), APIRate))
 	fmt.Fprintf(w, "    -c tableWarmReads=%d -c tableWarmWrites=%d -c indexWarmReads=%d -c indexWarmWrites=%d\n",
 		max(up(n.TableReads, 1000), WarmReads), max(up(n.TableWrites, 1000), WarmWrites), max(up(n.IndexReads, 1000), WarmReads), max(up(n.IndexWrites, 1000), WarmWrites))
-	fmt.Fprintf(w, "    -c reservedConcurrency=catalog=%d,orders=%d -c provisionedConcurrency=catalog=%d,orders=%d -c apiRateLimit=%d\n",
-		up(n.Catalog, 10), up(n.Orders, 10), up(n.Catalog, 10), up(n.Orders, 10), up(n.APIRate, 1000))
+	fmt.Fprintf(w, "    -c reservedConcurrency=catalog=%d,orders=%d -c provisionedConcurrency=catalog=%d,orders=%d -c apiRateLimit=%d -c deliverConcurrency=%d\n",
+		up(n.Catalog, 10), up(n.Orders, 10), up(n.Catalog, 10), up(n.Orders, 10), up(n.APIRate, 1000), min(max(up(n.Deliver, 10), DeliverInFlight/DeliverBatch), 1000))
 	fmt.Fprintf(w, "    -c settings='{\"TIX_WEBHOOK_DOMAIN_RATE\":\"%d\",\"TIX_WEBHOOK_GLOBAL_RATE\":\"%d\",\"TIX_RATE_PK_READS\":\"%d\",\"TIX_RATE_PK_WRITES\":\"%d\"}'\n",
 		up(n.WebhookRate, 100), up(n.WebhookRate, 100), KeyBudget(n.KeyReads), KeyBudget(n.KeyWrites))
 }

@@ -108,6 +108,15 @@ func TestDeliveries(t *testing.T) {
 	if lag := Deliveries(&out, 400, tr); lag != 0 || strings.Contains(out.String(), "OVER") {
 		t.Errorf("400 orders/s: lag %.0f s, want none; %s", lag, out.String())
 	}
+	// The context that lifts the cap: 10,000 messages/s x 0.2 s / 10 a batch
+	// = 200 invocations, 240 with the headroom; never past SQS's 1,000.
+	for deliver, want := range map[float64]string{200: "-c deliverConcurrency=240", 5000: "-c deliverConcurrency=1000", 1: "-c deliverConcurrency=20"} {
+		out.Reset()
+		PrintNeeds(&out, Needs{Deliver: deliver})
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("Deliver %v: want %q in\n%s", deliver, want, out.String())
+		}
+	}
 }
 
 // TestItemContention_QuarterWindows: a run across a quarter's end touches
