@@ -425,7 +425,7 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 		t.Errorf("disabled endpoint: failures %d, reason %q", got.ConsecutiveFailures, got.DisabledReason)
 	}
 	id := webhook.DeliveryID(rc.events()[0].Env.ID, ep.ID)
-	testenv.WaitFor(t, 5*time.Second, "delivery skipped", func() bool { return h.delivery(id).Status == webhook.DeliverySkipped })
+	testenv.WaitFor(t, 15*time.Second, "delivery skipped", func() bool { return h.delivery(id).Status == webhook.DeliverySkipped })
 	h.settled()
 	if n := len(rc.events()); n != 3 {
 		t.Errorf("receiver got %d POSTs, want 3 (disabled after the third)", n)
