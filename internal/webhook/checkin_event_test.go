@@ -39,7 +39,7 @@ func TestCheckedInEventsReachOnlyTheEndpointsThatNameThem(t *testing.T) {
 		t.Fatalf("rescan: %+v %v", again, err)
 	}
 	var e received
-	testenv.WaitFor(t, 10*time.Second, "ticket.checked_in at the door's endpoint", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "ticket.checked_in at the door's endpoint", func() bool {
 		for _, got := range door.events() {
 			if got.Env.Type == ticketing.EventTicketCheckedIn {
 				e = got

@@ -187,7 +187,7 @@ func (h *harness) simulate(id, outcome string) {
 func eventFor(t *testing.T, rc *receiver, typ, id string) received {
 	t.Helper()
 	var got received
-	testenv.WaitFor(t, 10*time.Second, typ+" of "+id, func() bool {
+	testenv.WaitFor(t, 30*time.Second, typ+" of "+id, func() bool {
 		for _, e := range rc.events() {
 			if e.Env.Type == typ && e.Order.ID == id {
 				got = e
@@ -278,12 +278,12 @@ func TestOrderEventsReachTheReceiverSigned(t *testing.T) {
 
 	id := webhook.DeliveryID(e.Env.ID, ep.ID)
 	// The receiver has answered; the attempt is recorded just after.
-	testenv.WaitFor(t, 5*time.Second, "the attempt recorded", func() bool { return h.delivery(id).Status != webhook.DeliveryPending })
+	testenv.WaitFor(t, 30*time.Second, "the attempt recorded", func() bool { return h.delivery(id).Status != webhook.DeliveryPending })
 	d := h.delivery(id)
 	if d.Status != webhook.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode == nil || *d.LastStatusCode != 200 || d.DeliveredAt == nil {
 		t.Errorf("delivery after success: %+v", d)
 	}
-	testenv.WaitFor(t, 5*time.Second, "last_delivery_at", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "last_delivery_at", func() bool {
 		got, err := h.a.Webhooks.GetEndpoint(h.ctx, ep.ID)
 		return err == nil && got.LastDeliveryAt != nil && got.ConsecutiveFailures == 0
 	})
@@ -305,7 +305,7 @@ func TestRetriesFollowTheScheduleWithTheSameEnvelope(t *testing.T) {
 	o := h.order(h.a.Sales)
 	start := time.Now()
 	h.simulate(o.ID, ticketing.OutcomePaid)
-	testenv.WaitFor(t, 15*time.Second, "three attempts", func() bool { return len(rc.events()) >= 3 })
+	testenv.WaitFor(t, 30*time.Second, "three attempts", func() bool { return len(rc.events()) >= 3 })
 	got := rc.events()
 	for i, e := range got {
 		if e.Env.ID != got[0].Env.ID || string(e.Body) != string(got[0].Body) {
@@ -317,7 +317,7 @@ func TestRetriesFollowTheScheduleWithTheSameEnvelope(t *testing.T) {
 		t.Errorf("3 attempts took %s; the schedule waits 1 s between attempts", elapsed)
 	}
 	id := webhook.DeliveryID(got[0].Env.ID, ep.ID)
-	testenv.WaitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 30*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 	d := h.delivery(id)
 	if d.Attempts != 3 || len(d.Log) != 3 || d.Log[0].StatusCode != 503 || d.Log[1].StatusCode != 503 || d.Log[2].StatusCode != 204 {
 		t.Errorf("delivery %+v, log %+v", d, d.Log)
@@ -402,7 +402,7 @@ func TestOnlyVerifiedActiveSubscribedEndpointsReceive(t *testing.T) {
 		}
 	}
 	cid := webhook.DeliveryID(e.Env.ID, cep.ID)
-	testenv.WaitFor(t, 5*time.Second, "the control delivery delivered", func() bool { return h.delivery(cid).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 30*time.Second, "the control delivery delivered", func() bool { return h.delivery(cid).Status == webhook.DeliveryDelivered })
 }
 
 // An endpoint that never delivered is disabled after DisableFailuresNew
@@ -416,7 +416,7 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 	ep, _ := h.endpoint(rc, true)
 	o := h.order(h.a.Sales)
 	h.simulate(o.ID, ticketing.OutcomePaid)
-	testenv.WaitFor(t, 15*time.Second, "endpoint disabled", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "endpoint disabled", func() bool {
 		got, err := h.a.Webhooks.GetEndpoint(h.ctx, ep.ID)
 		return err == nil && got.Status == webhook.EndpointDisabled
 	})
@@ -425,7 +425,7 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 		t.Errorf("disabled endpoint: failures %d, reason %q", got.ConsecutiveFailures, got.DisabledReason)
 	}
 	id := webhook.DeliveryID(rc.events()[0].Env.ID, ep.ID)
-	testenv.WaitFor(t, 15*time.Second, "delivery skipped", func() bool { return h.delivery(id).Status == webhook.DeliverySkipped })
+	testenv.WaitFor(t, 30*time.Second, "delivery skipped", func() bool { return h.delivery(id).Status == webhook.DeliverySkipped })
 	h.settled()
 	if n := len(rc.events()); n != 3 {
 		t.Errorf("receiver got %d POSTs, want 3 (disabled after the third)", n)
@@ -443,7 +443,7 @@ func TestRedeliver(t *testing.T) {
 	h.simulate(o.ID, ticketing.OutcomePaid)
 	first := eventFor(t, rc, ticketing.EventOrderPaid, o.ID)
 	id := webhook.DeliveryID(first.Env.ID, ep.ID)
-	testenv.WaitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 30*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 
 	code := func(err error) ticketing.Code {
 		var e *ticketing.Error
@@ -469,13 +469,13 @@ func TestRedeliver(t *testing.T) {
 	if _, err := h.a.Webhooks.Redeliver(h.ctx, "org_l", ticketing.EnvTest, id); code(err) != ticketing.CodeConflict {
 		t.Errorf("redeliver of a pending delivery: %v", err)
 	}
-	testenv.WaitFor(t, 10*time.Second, "second POST", func() bool { return len(rc.events()) == 2 })
+	testenv.WaitFor(t, 30*time.Second, "second POST", func() bool { return len(rc.events()) == 2 })
 	second := rc.events()[1]
 	if second.Env.ID != first.Env.ID {
 		t.Errorf("redelivery sent envelope %s, first %s", second.Env.ID, first.Env.ID)
 	}
 	checkSigned(t, second, secret)
-	testenv.WaitFor(t, 5*time.Second, "delivered again", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 30*time.Second, "delivered again", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 	if d := h.delivery(id); d.Attempts != 1 || len(d.Log) != 2 || d.Log[1].Gen != 2 {
 		t.Errorf("after redelivery: %+v log %+v", d, d.Log)
 	}

@@ -50,7 +50,7 @@ func TestEnvelopesMatchTheOpenAPIDocument(t *testing.T) {
 	}
 	paid := h.order(h.a.Sales)
 	h.simulate(paid.ID, ticketing.OutcomePaid)
-	testenv.WaitFor(t, 10*time.Second, "order.paid", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "order.paid", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return bodies[ticketing.EventOrderPaid] != nil
@@ -64,7 +64,7 @@ func TestEnvelopesMatchTheOpenAPIDocument(t *testing.T) {
 	if res, err := h.a.CheckIns.Scan(h.ctx, h.tenant, ticketing.Scan{Code: o.Tickets[0].Number, Gate: "north", KeyID: "key_l"}); err != nil || res.Result != ticketing.ResultAdmitted {
 		t.Fatalf("scan: %+v %v", res, err)
 	}
-	testenv.WaitFor(t, 10*time.Second, "ticket.checked_in", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "ticket.checked_in", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return bodies[ticketing.EventTicketCheckedIn] != nil

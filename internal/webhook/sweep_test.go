@@ -98,7 +98,7 @@ func TestSweepSendsAttemptsWhoseMessagesWereLost(t *testing.T) {
 		t.Helper()
 		// Past the attempt's due time (the schedule waits at most 1 s here) and the grace.
 		h.clk.Advance(time.Second + h.a.Webhooks.Settings.SweepGrace)
-		testenv.WaitFor(t, 15*time.Second, "the sweep to resend", func() bool {
+		testenv.WaitFor(t, 30*time.Second, "the sweep to resend", func() bool {
 			if _, err := h.a.Webhooks.Sweep(h.ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -108,9 +108,9 @@ func TestSweepSendsAttemptsWhoseMessagesWereLost(t *testing.T) {
 	sweepUntil(1)
 	id := webhook.DeliveryID(rc.events()[0].Env.ID, ep.ID)
 	// The failure is recorded (and its retry message lost) before time moves on.
-	testenv.WaitFor(t, 5*time.Second, "attempt 1 recorded", func() bool { return h.delivery(id).Attempts == 1 })
+	testenv.WaitFor(t, 30*time.Second, "attempt 1 recorded", func() bool { return h.delivery(id).Attempts == 1 })
 	sweepUntil(2)
-	testenv.WaitFor(t, 5*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
+	testenv.WaitFor(t, 30*time.Second, "delivered", func() bool { return h.delivery(id).Status == webhook.DeliveryDelivered })
 	if d := h.delivery(id); d.Attempts != 2 {
 		t.Errorf("attempts %d, want 2: %+v", d.Attempts, d.Log)
 	}
@@ -149,7 +149,7 @@ func attemptMessages(t *testing.T, h *harness) []webhook.Message {
 		t.Fatal(err)
 	}
 	var out []webhook.Message
-	testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("the %d queued messages", n), func() bool {
+	testenv.WaitFor(t, 30*time.Second, fmt.Sprintf("the %d queued messages", n), func() bool {
 		ms, err := h.a.Queue.Receive(h.ctx, queue.DeliveriesQueue, 10, time.Second)
 		if err != nil {
 			t.Fatal(err)
