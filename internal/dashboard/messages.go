@@ -392,6 +392,7 @@ var messages = map[string]message{
 	"onsale.difficulty": {"Сложность (бит)", "Difficulty (bits)"},
 	"onsale.help":       {"После включения удержания и заказы с публичным ключом (pk) требуют пропуск из очереди. Пусто: по умолчанию (5000 в секунду, 16 бит).", "Once on, publishable-key (pk) holds and orders need an admission from the queue. Empty: the defaults (5000 a second, 16 bits)."},
 	"onsale.protect":    {"Включить очередь", "Protect the on-sale"},
+	"onsale.change":     {"Изменить очередь", "Change the waiting room"},
 	"onsale.protected":  {"Очередь включена.", "The waiting room is on."},
 	"onsale.bad_opens":  {"Укажите дату и время открытия продажи.", "Give the sale's opening date and time."},
 	"onsale.bad_number": {"Скорость и сложность — целые неотрицательные числа.", "The rate and difficulty are whole numbers, 0 or more."},
