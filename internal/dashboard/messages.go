@@ -418,4 +418,5 @@ var messages = map[string]message{
 	"replay.status_done":    {"Готово: каждое событие отправлено снова (результат каждой доставки — в списке доставок эндпоинта).", "Done: every event was sent again (each delivery's result is in the endpoint's deliveries)."},
 	"replay.progress_help":  {"Страница обновляется сама, пока повтор идёт; её можно и перезагрузить.", "The page updates itself while the replay runs; you can also reload it."},
 	"replay.reload":         {"Обновить", "Reload"},
+	"replay.back":           {"К эндпоинту", "Back to the endpoint"},
 }
