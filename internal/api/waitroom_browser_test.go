@@ -83,10 +83,7 @@ func phoneSized(t *testing.T, b *browser.Browser, name string) {
 	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
 		t.Fatal(err)
 	}
-	overflow, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	overflow := b.Overflow(t)
 	t.Logf("screenshot: %s", b.Screenshot(t, name))
 	if overflow > 0 {
 		t.Errorf("%s: on a phone the page is %d pixels too wide", name, overflow)

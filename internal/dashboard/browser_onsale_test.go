@@ -33,7 +33,7 @@ func TestBrowser_WaitingRoomFormProtectsEvent(t *testing.T) {
 	checkPage(t, b, "waiting-room-form")
 	run(t, b, "fill the form", chromedp.SetValue("#opens-"+ev.ID, local(opens)),
 		chromedp.SendKeys("#rate-"+ev.ID, "200"), chromedp.SendKeys("#bits-"+ev.ID, "12"))
-	phoneForm(t, b, ev.ID)
+	phoneShot(t, b, "waiting-room-form-phone", "#opens-"+ev.ID, false) // no reload: the filled fields stay
 	run(t, b, "protect", chromedp.Click(`form[action$="/events/`+ev.ID+`/waiting-room"] button[type=submit]`),
 		chromedp.WaitVisible("main > .alert"), chromedp.WaitVisible("section.event .queue"))
 	if got := text(t, b, "section.event .queue"); !strings.Contains(got, "200") || !strings.Contains(got, "12") ||
@@ -56,22 +56,5 @@ func TestBrowser_WaitingRoomFormProtectsEvent(t *testing.T) {
 	run(t, b, "scroll to the event", chromedp.ScrollIntoView("#ev-"+ev.ID))
 	checkPage(t, b, "waiting-room-on")
 	run(t, b, "Events page again", chromedp.Navigate(h.url("/o/"+o+"/test/events")), chromedp.WaitVisible("section.event .queue"))
-	phoneShot(t, b, "waiting-room-on-phone", "#ev-"+ev.ID)
-}
-
-// phoneForm shows the filled form on a 390x844 phone screen (no reload:
-// the values stay), keeps a screenshot, checks that nothing scrolls
-// sideways, and goes back to the desktop size.
-func phoneForm(t *testing.T, b *browser.Browser, id string) {
-	t.Helper()
-	run(t, b, "phone-sized viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.ScrollIntoView("#opens-"+id))
-	overflow, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", b.Screenshot(t, "waiting-room-form-phone"))
-	if overflow > 0 {
-		t.Errorf("on a phone the Events page is %d pixels too wide", overflow)
-	}
-	run(t, b, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+	phoneShot(t, b, "waiting-room-on-phone", "#ev-"+ev.ID, true)
 }

@@ -69,12 +69,8 @@ var formToken = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 // same replay, a new since is a new replay. It then shows the progress page
 // (303, so reloading it never starts another).
 func (s *Server) startReplay(w http.ResponseWriter, r *http.Request, o *orgReq) {
-	ep := s.endpoint(w, r, o)
+	ep := s.replayEndpoint(w, r, o)
 	if ep == nil {
-		return
-	}
-	if s.Replays == nil {
-		s.notFound(w, r)
 		return
 	}
 	f := formValues(r, "since", "token")
@@ -109,6 +105,16 @@ func (s *Server) startReplay(w http.ResponseWriter, r *http.Request, o *orgReq) 
 	}
 }
 
+// replayEndpoint reads the path's endpoint when replays are wired (nil:
+// answered, not found).
+func (s *Server) replayEndpoint(w http.ResponseWriter, r *http.Request, o *orgReq) *webhook.Endpoint {
+	if s.Replays == nil {
+		s.notFound(w, r)
+		return nil
+	}
+	return s.endpoint(w, r, o)
+}
+
 // showEndpointReplay shows the endpoint's page with the replay form as sent.
 func (s *Server) showEndpointReplay(w http.ResponseWriter, r *http.Request, o *orgReq, ep *webhook.Endpoint, form *replayForm, status int) {
 	s.showEndpointWith(w, r, o, ep, endpointData{Replay: form}, status)
@@ -116,12 +122,8 @@ func (s *Server) showEndpointReplay(w http.ResponseWriter, r *http.Request, o *o
 
 // replayPage shows a replay's progress: reloading it reads the replay again.
 func (s *Server) replayPage(w http.ResponseWriter, r *http.Request, o *orgReq) {
-	ep := s.endpoint(w, r, o)
+	ep := s.replayEndpoint(w, r, o)
 	if ep == nil {
-		return
-	}
-	if s.Replays == nil {
-		s.notFound(w, r)
 		return
 	}
 	rp, err := s.Replays.GetReplay(r.Context(), o.org(), o.env(), ep.ID, r.PathValue("replay"))
