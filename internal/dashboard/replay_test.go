@@ -225,7 +225,7 @@ func TestReplay_DoubleSubmitIsOneReplay(t *testing.T) {
 			req, _ := http.NewRequestWithContext(h.ctx, http.MethodPost, h.url(r.path("/replay")), strings.NewReader(f.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			if resp, err := r.c.Do(req); err == nil {
-				resp.Body.Close()
+				_ = resp.Body.Close()
 				if resp.StatusCode == http.StatusSeeOther {
 					locs[i] = resp.Header.Get("Location")
 				}
