@@ -31,8 +31,8 @@ import (
 	"time"
 
 	"tix/internal/app"
-	"tix/internal/awscfg"
 	"tix/internal/auth"
+	"tix/internal/awscfg"
 	"tix/internal/config"
 	"tix/internal/ticketing"
 )
