@@ -21,6 +21,7 @@ import (
 	"tix/internal/queue"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/scripts/loadstack"
 )
 
 // The on-sale's organizer, event, tier and storefront origin.
@@ -88,7 +89,7 @@ func newApp(ctx context.Context, endpoint string, rates map[string]float64) (*ap
 	name := fmt.Sprintf("tix-onsale-%d", time.Now().UnixNano())
 	env := map[string]string{
 		"TIX_TABLE": name, "TIX_QUEUE_PREFIX": name, "TIX_DYNAMODB_ENDPOINT": endpoint,
-		"TIX_SQS_ENDPOINT":  envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"),
+		"TIX_SQS_ENDPOINT":  loadstack.EnvOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"),
 		"TIX_CURSOR_SECRET": "onsale-model-cursor-secret", "TIX_WEBHOOK_KEYRING": config.LocalKeyring,
 		"TIX_LOG_LEVEL": "error",
 	}

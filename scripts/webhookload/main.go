@@ -39,6 +39,7 @@ import (
 	"tix/internal/queue"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/scripts/loadstack"
 )
 
 func main() {
@@ -49,13 +50,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "webhookload:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 // receiver records when each order's order.paid arrived.
@@ -157,9 +151,9 @@ func newApp(ctx context.Context) (*app.App, error) {
 		case "TIX_QUEUE_PREFIX":
 			return fmt.Sprintf("tix-whload-%d", suffix)
 		case "TIX_DYNAMODB_ENDPOINT":
-			return envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000")
+			return loadstack.EnvOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000")
 		case "TIX_SQS_ENDPOINT":
-			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
+			return loadstack.EnvOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
 		case "TIX_CURSOR_SECRET":
 			return "webhook-load-cursor-secret"
 		case "TIX_WEBHOOK_KEYRING":
