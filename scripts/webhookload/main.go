@@ -18,10 +18,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -39,6 +37,7 @@ import (
 	"tix/internal/queue"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
 	"tix/scripts/loadstack"
 )
 
@@ -60,19 +59,15 @@ type receiver struct {
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
 	var env struct {
 		Type string `json:"type"`
 		Data struct {
-			Nonce string `json:"nonce"`
 			Order struct {
 				ID string `json:"id"`
 			} `json:"order"`
 		} `json:"data"`
 	}
-	_ = json.Unmarshal(body, &env)
-	if env.Type == webhook.TypeEndpointVerify {
-		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": env.Data.Nonce})
+	if _, ok := webhooktest.Receive(w, r, &env); !ok {
 		return
 	}
 	now := time.Now()
