@@ -46,9 +46,7 @@ func newReplayReceiver(t *testing.T, now func() time.Time) *replayReceiver {
 }
 
 func (rc *replayReceiver) serve(w http.ResponseWriter, r *http.Request) {
-	var env struct {
-		ID string `json:"id"`
-	}
+	var env webhooktest.Envelope
 	body, ok := webhooktest.Receive(w, r, &env)
 	if !ok {
 		return

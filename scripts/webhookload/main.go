@@ -59,14 +59,7 @@ type receiver struct {
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var env struct {
-		Type string `json:"type"`
-		Data struct {
-			Order struct {
-				ID string `json:"id"`
-			} `json:"order"`
-		} `json:"data"`
-	}
+	var env webhooktest.Envelope
 	if _, ok := webhooktest.Receive(w, r, &env); !ok {
 		return
 	}

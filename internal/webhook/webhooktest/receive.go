@@ -11,6 +11,18 @@ import (
 	"tix/internal/webhook"
 )
 
+// Envelope is what most receivers read of a delivery: its id, its type and,
+// for an order event, the order's id.
+type Envelope struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Data struct {
+		Order struct {
+			ID string `json:"id"`
+		} `json:"order"`
+	} `json:"data"`
+}
+
 // Receive reads the webhook POST r and decodes its envelope into env (a
 // pointer to the caller's shape of it; nil for none). It answers a body
 // that is not an envelope (400) and an endpoint.verify (its nonce) itself
