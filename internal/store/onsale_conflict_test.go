@@ -24,11 +24,10 @@ import (
 // localRate orders/s and stretches every time the same way (atModelsRate:
 // the proxy's hold and the store's waits after a conflict, by
 // modelRate/localRate), so each item is busy as much of the time as on AWS
-// at modelRate. Every order
-// is created (stock, idempotency record, expiry timer, tally) and paid
-// (tally, tickets, outbox): all of them succeed within their bounded
-// retries, and the shards hold exactly the units of the orders, none over
-// its cap.
+// at modelRate. Every order is created (stock, idempotency record, expiry
+// timer, tally) and paid (tally, tickets, outbox): all of them succeed
+// within their bounded retries, and the shards hold exactly the units of
+// the orders, none over its cap.
 func TestOnSaleAtTheModelsRateUnderTransactionConflicts(t *testing.T) {
 	const (
 		orders   = 600
