@@ -22,15 +22,14 @@ func TestSeatHold_BestAvailable(t *testing.T) {
 	rows := map[string]bool{}
 	for range 2 {
 		hold := h.mustHold(sk, bestBody("tier_stalls", 3))
-		seats := hold["seats"].([]any)
-		if len(seats) != 3 || num(t, hold, "total_base_price") != 3*300000 {
+		ids, tiers := holdSeats(hold, "seat_id"), holdSeats(hold, "ticket_tier_id")
+		if len(ids) != 3 || num(t, hold, "total_base_price") != 3*300000 {
 			t.Fatalf("hold %v, want 3 stalls seats", hold)
 		}
-		row := seats[0].(map[string]any)["seat_id"].(string)[:6] // seat_B
-		for i, s := range seats {
-			sm := s.(map[string]any)
-			if id := sm["seat_id"].(string); id[:6] != row || sm["ticket_tier_id"] != "tier_stalls" || (i > 0 && id[6] != seats[i-1].(map[string]any)["seat_id"].(string)[6]+1) {
-				t.Fatalf("hold %v: seats not next to each other in one row of the tier", seats)
+		row := ids[0][:6] // seat_B
+		for i, id := range ids {
+			if id[:6] != row || tiers[i] != "tier_stalls" || (i > 0 && id[6] != ids[i-1][6]+1) {
+				t.Fatalf("hold %v: seats not next to each other in one row of the tier", ids)
 			}
 		}
 		if rows[row] {
@@ -38,8 +37,8 @@ func TestSeatHold_BestAvailable(t *testing.T) {
 		}
 		rows[row] = true
 		statuses := h.seatStatuses(sk)
-		for _, s := range seats {
-			if id := s.(map[string]any)["seat_id"].(string); statuses[id] != "unavailable" {
+		for _, id := range ids {
+			if statuses[id] != "unavailable" {
 				t.Fatalf("seat %s is %q on the map, want unavailable", id, statuses[id])
 			}
 		}

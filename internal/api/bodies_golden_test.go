@@ -129,11 +129,7 @@ func TestBodiesGolden_EveryWireResourceAsRecorded(t *testing.T) {
 		call(c.label, "GET", c.target, "", 200)
 	}
 	hold := call("hold", "POST", "/v1/seat-holds", `{"event_id":"evt_theatre","seat_ids":["seat_A1","seat_B2"]}`, 200)
-	var rsv []string
-	for _, s := range hold["seats"].([]any) {
-		rsv = append(rsv, `"`+s.(map[string]any)["reservation_id"].(string)+`"`)
-	}
-	seats := `"seat_reservation_ids":[` + strings.Join(rsv, ",") + `]`
+	seats := `"seat_reservation_ids":["` + strings.Join(reservationIDs(hold), `","`) + `"]`
 	seated := `{` + buyer + `,` + seats + `}`
 	call("preview, seats", "POST", "/v1/orders/preview", `{`+seats+`}`, 200)
 	call("preview, promo", "POST", "/v1/orders/preview", `{"tier_id":"evt_concert_ga","quantity":3,"promo_code":"TEN"}`, 200)

@@ -22,11 +22,7 @@ import (
 func (h *harness) paidSeatedOrder(sk, idemKey string, seats ...string) map[string]any {
 	h.t.Helper()
 	hold := h.mustHold(sk, holdBody("evt_theatre", seats...))
-	var rsv []any
-	for _, s := range hold["seats"].([]any) {
-		rsv = append(rsv, s.(map[string]any)["reservation_id"])
-	}
-	o := h.mustOrder(sk, idemKey, jsonBody("buyer", anna, "seat_reservation_ids", rsv))
+	o := h.mustOrder(sk, idemKey, jsonBody("buyer", anna, "seat_reservation_ids", reservationIDs(hold)))
 	h.mustPay(sk, o["id"].(string))
 	r := h.get("/v1/orders/"+o["id"].(string)+"/tickets", sk)
 	wantStatus(h.t, r, http.StatusOK)

@@ -59,10 +59,13 @@ func (h *harness) mustHold(secret, body string, opts ...reqOpt) map[string]any {
 }
 
 // reservationIDs lists a hold's reservation ids in seat order.
-func reservationIDs(hold map[string]any) []string {
+func reservationIDs(hold map[string]any) []string { return holdSeats(hold, "reservation_id") }
+
+// holdSeats lists field (seat_id, reservation_id...) of a hold's seats in seat order.
+func holdSeats(hold map[string]any, field string) []string {
 	var out []string
 	for _, s := range hold["seats"].([]any) {
-		out = append(out, s.(map[string]any)["reservation_id"].(string))
+		out = append(out, s.(map[string]any)[field].(string))
 	}
 	return out
 }

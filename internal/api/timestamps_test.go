@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
 )
 
 // recordingReceiver answers endpoint.verify and keeps every other envelope.
@@ -25,15 +25,8 @@ type recordingReceiver struct {
 func (rc *recordingReceiver) start(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
 		var env map[string]any
-		if err := json.Unmarshal(body, &env); err != nil {
-			http.Error(w, "not JSON", http.StatusBadRequest)
-			return
-		}
-		if env["type"] == webhook.TypeEndpointVerify {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"nonce": env["data"].(map[string]any)["nonce"]})
+		if _, ok := webhooktest.Receive(w, r, &env); !ok {
 			return
 		}
 		rc.mu.Lock()

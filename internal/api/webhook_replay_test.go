@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
 )
 
 // ---- POST /webhook-endpoints/{id}/replay ----
@@ -46,20 +46,9 @@ func newReplayReceiver(t *testing.T, now func() time.Time) *replayReceiver {
 }
 
 func (rc *replayReceiver) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var env struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-		Data struct {
-			Nonce string `json:"nonce"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		http.Error(w, "not an envelope", http.StatusBadRequest)
-		return
-	}
-	if env.Type == webhook.TypeEndpointVerify {
-		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": env.Data.Nonce})
+	var env webhooktest.Envelope
+	body, ok := webhooktest.Receive(w, r, &env)
+	if !ok {
 		return
 	}
 	rc.mu.Lock()

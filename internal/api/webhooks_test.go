@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
 )
 
 // The webhooks group through the real router: GET /webhook-endpoints, GET
@@ -92,20 +92,7 @@ func newHookReceiver(t *testing.T, status int) *hookReceiver {
 	t.Helper()
 	rc := &hookReceiver{status: status}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var env struct {
-			Type string `json:"type"`
-			Data struct {
-				Nonce string `json:"nonce"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(body, &env); err != nil {
-			http.Error(w, "not an envelope", http.StatusBadRequest)
-			return
-		}
-		if env.Type == webhook.TypeEndpointVerify {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]string{"nonce": env.Data.Nonce})
+		if _, ok := webhooktest.Receive(w, r, nil); !ok {
 			return
 		}
 		rc.mu.Lock()

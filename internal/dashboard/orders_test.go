@@ -167,7 +167,7 @@ func TestOrdersPage_Filters(t *testing.T) {
 // API's 409, shown on the page), resends tickets once per form; both are in
 // the audit log.
 func TestOrderPage_RefundAndResend(t *testing.T) {
-	h := newHarness(t, nil, map[string]string{"TIX_REFUND_SETTLE_DELAY": "1s"})
+	h := newHarness(t, nil, nil)
 	c, org := h.owner("orders-refund@example.com", "Refunds")
 	s := h.shop(org)
 	o, kept, pending := s.sell("r@example.com", true), s.sell("k@example.com", true), s.sell("p@example.com", false)
@@ -191,7 +191,10 @@ func TestOrderPage_RefundAndResend(t *testing.T) {
 	if p := h.post(c, "/o/"+org+"/test/orders/"+pending.ID+"/refund"); p.status != http.StatusConflict || !strings.Contains(p.body, "only a paid order") {
 		t.Errorf("refund of a pending order: %d", p.status)
 	}
-	time.Sleep(1100 * time.Millisecond) // the test provider returns the money after 1 s
+	// The test provider returns the money now (the refund-outcome test helper).
+	if _, err := h.a.Sales.Tests.RefundOutcome(h.ctx, ticketing.Tenant{OrganizerID: org, Environment: ticketing.EnvTest}, o.ID, "settle"); err != nil {
+		t.Fatal(err)
+	}
 	p = h.do(c, http.MethodGet, page, nil, "Accept-Language", "en")
 	if got, _ := h.a.Store.Orders.GetOrder(h.ctx, o.ID); got.Status != ticketing.OrderRefunded || *got.Refund.Reason != "asked by phone" {
 		t.Fatalf("after the refund settled the order is %s", got.Status)

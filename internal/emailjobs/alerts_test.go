@@ -2,7 +2,6 @@ package emailjobs_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,24 +13,15 @@ import (
 	"tix/internal/app"
 	"tix/internal/emailjobs"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
 )
 
 // failingReceiver verifies endpoints and answers every order event 500.
 func failingReceiver(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var env struct {
-			Type string          `json:"type"`
-			Data json.RawMessage `json:"data"`
+		if _, ok := webhooktest.Receive(w, r, nil); ok {
+			http.Error(w, "down", http.StatusInternalServerError)
 		}
-		_ = json.Unmarshal(body, &env)
-		if env.Type == webhook.TypeEndpointVerify {
-			var d struct{ Nonce string }
-			_ = json.Unmarshal(env.Data, &d)
-			_ = json.NewEncoder(w).Encode(map[string]string{"nonce": d.Nonce})
-			return
-		}
-		http.Error(w, "down", http.StatusInternalServerError)
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -175,8 +175,7 @@ func TestRefundAndResend(t *testing.T) {
 	if _, err := h.a.Sales.Orders.RefundOrder(h.ctx, tenant, o.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	h.clk.Advance(h.a.Config.RefundDelay + h.a.Sales.Deps.Settings.SweepGrace) // the test refund settles after RefundDelay; the sweep's grace
-	if _, err := h.a.Sales.Orders.SweepDue(h.ctx, 100); err != nil {
+	if _, err := h.a.Sales.Tests.RefundOutcome(h.ctx, tenant, o.ID, "settle"); err != nil { // settles now (the test helper)
 		t.Fatal(err)
 	}
 	j := h.job(o.ID + "/refund")

@@ -149,10 +149,7 @@ func TestConcurrency_BestAvailableNeverDoubleHolds(t *testing.T) {
 // touching a seat another transaction holds (TransactionConflict, as AWS
 // does): still no seat held twice or stranded, and the retries stay bounded.
 func TestConcurrency_BestAvailableUnderTransactionConflicts(t *testing.T) {
-	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), 20*time.Millisecond)
-	now := time.Now().UTC().Truncate(time.Second)
-	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
-	st.SetConflictWait(10 * time.Millisecond)
+	st, proxy, now := testenv.StoreUnderConflicts(t, 20*time.Millisecond, 10*time.Millisecond)
 	r := newBestRace(t, st, now, 20, 20, 200, 2)
 	holds, refused := r.run(t)
 	t.Logf("%d of %d buyers hold seats, %d refused; %d transactions, %d cancelled for a conflict",

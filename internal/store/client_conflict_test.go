@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"tix/internal/clock"
 	"tix/internal/store"
 	"tix/internal/testenv"
 	"tix/internal/ticketing"
@@ -41,23 +39,11 @@ func TestOnSaleClientCountersAtTheirMostUnderTransactionConflicts(t *testing.T) 
 	clientKey := func(c int) string {
 		return fmt.Sprintf("%s#%s#10.0.%d.%d#%s", ticketingtest.Org, ticketing.EnvTest, c/256, c%256, ev.ID)
 	}
-	var (
-		failed   atomic.Int64
-		mu       sync.Mutex
-		firstErr error
-	)
-	offer(orders, func(i int) {
-		if err := clientOrder(ctx, st, ev, now, i, clientKey(i%clients)); err != nil {
-			failed.Add(1)
-			mu.Lock()
-			firstErr = err
-			mu.Unlock()
-		}
-	})
+	failed, firstErr := offerAll(orders, func(i int) error { return clientOrder(ctx, st, ev, now, i, clientKey(i%clients)) })
 	t.Logf("%d orders from %d clients: %d transactions, %d cancelled for a conflict; hottest %v",
 		orders, clients, proxy.Transactions(), proxy.Conflicts(), proxy.Hottest(3))
-	if failed.Load() > 0 {
-		t.Fatalf("%d of %d orders failed; one: %v", failed.Load(), orders, firstErr)
+	if failed > 0 {
+		t.Fatalf("%d of %d orders failed; one: %v", failed, orders, firstErr)
 	}
 	for c := range min(clients, orders) {
 		if n, u, err := st.ClientCapCount(ctx, clientKey(c)); err != nil || n != 0 || u != 0 {
@@ -102,11 +88,7 @@ const (
 func atModelsRate(t *testing.T) (*store.Store, *testenv.ConflictProxy, time.Time) {
 	t.Helper()
 	stretch := time.Duration(modelRate / localRate)
-	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), modelHold*stretch)
-	now := time.Now().UTC().Truncate(time.Second)
-	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
-	st.SetConflictWait(5 * time.Millisecond * stretch)
-	return st, proxy, now
+	return testenv.StoreUnderConflicts(t, modelHold*stretch, 5*time.Millisecond*stretch)
 }
 
 // offer runs f(0..n-1) at localRate calls a second, each on its own
@@ -120,4 +102,19 @@ func offer(n int, f func(i int)) {
 		wg.Go(func() { f(i) })
 	}
 	wg.Wait()
+}
+
+// offerAll is offer of calls that may fail: how many did, and the first error.
+func offerAll(n int, f func(i int) error) (failed int, first error) {
+	var mu sync.Mutex
+	offer(n, func(i int) {
+		if err := f(i); err != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			if failed++; first == nil {
+				first = err
+			}
+		}
+	})
+	return failed, first
 }

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"tix/internal/clock"
 	"tix/internal/store"
-	"tix/internal/testenv"
 	"tix/internal/ticketing"
 	"tix/internal/ticketing/ticketingtest"
 
@@ -21,29 +18,22 @@ import (
 // The on-sale at the model's rate, with DynamoDB's transaction conflicts:
 // DynamoDB Local never cancels a transaction because another one holds its
 // items, so the orders go through testenv.ConflictProxy, which does. On AWS
-// a transaction holds its items for about awsHold; at awsRate orders/s of
-// one tier each stock shard item is in awsRate/shards transactions a
-// second, busy that rate times awsHold of the time. The test offers
-// localRate orders/s and stretches every time the same way (the proxy's
-// hold and the store's waits after a conflict, by awsRate/localRate), so
-// each item is busy as much of the time as on AWS at awsRate. Every order
-// is created (stock, idempotency record, expiry timer, tally) and paid
-// (tally, tickets, outbox): all of them succeed within their bounded
-// retries, and the shards hold exactly the units of the orders, none over
-// its cap.
+// a transaction holds its items for about modelHold; at modelRate orders/s
+// of one tier each stock shard item is in modelRate/shards transactions a
+// second, busy that rate times modelHold of the time. The test offers
+// localRate orders/s and stretches every time the same way (atModelsRate:
+// the proxy's hold and the store's waits after a conflict, by
+// modelRate/localRate), so each item is busy as much of the time as on AWS
+// at modelRate. Every order is created (stock, idempotency record, expiry
+// timer, tally) and paid (tally, tickets, outbox): all of them succeed
+// within their bounded retries, and the shards hold exactly the units of
+// the orders, none over its cap.
 func TestOnSaleAtTheModelsRateUnderTransactionConflicts(t *testing.T) {
 	const (
-		awsRate   = 5000                  // orders/s of one tier, the model's target
-		awsHold   = 10 * time.Millisecond // prepare to commit on AWS (about 5-15 ms)
-		localRate = 50                    // orders/s this test offers
-		orders    = 600
-		capacity  = 20000
+		orders   = 600
+		capacity = 20000
 	)
-	stretch := time.Duration(awsRate / localRate)
-	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), awsHold*stretch)
-	now := time.Now().UTC().Truncate(time.Second)
-	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
-	st.SetConflictWait(5 * time.Millisecond * stretch)
+	st, proxy, now := atModelsRate(t)
 	ctx := context.Background()
 	ev := ticketingtest.Event(now)
 	ev.ID, ev.Ref, ev.HasSeating, ev.Seating, ev.Zones, ev.Promos = "evt_onsale_cf", "onsale-cf", false, nil, nil, nil
@@ -53,42 +43,20 @@ func TestOnSaleAtTheModelsRateUnderTransactionConflicts(t *testing.T) {
 	}
 	shards := ticketing.TierStockShards(ev, capacity)
 	t.Logf("%d shards: %.0f transactions/s on each at %d orders/s, each item busy %.0f%% of the time",
-		shards, float64(awsRate)/float64(shards), awsRate, 100*float64(awsRate)/float64(shards)*awsHold.Seconds())
+		shards, float64(modelRate)/float64(shards), modelRate, 100*float64(modelRate)/float64(shards)*modelHold.Seconds())
 
-	var (
-		wg             sync.WaitGroup
-		failed, placed atomic.Int64
-		mu             sync.Mutex
-		firstErr       error
-	)
-	tick := time.NewTicker(time.Second / localRate)
-	defer tick.Stop()
 	start := time.Now()
-	for i := range orders {
-		<-tick.C
-		wg.Go(func() {
-			if err := onsaleOrder(ctx, st, ev, now, i); err != nil {
-				failed.Add(1)
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-				return
-			}
-			placed.Add(1)
-		})
-	}
-	wg.Wait()
+	failed, firstErr := offerAll(orders, func(i int) error { return onsaleOrder(ctx, st, ev, now, i) })
+	placed := orders - failed
 	t.Logf("%d orders in %s: %d transactions, %d cancelled for a conflict (%.1f%%), %d orders failed",
 		orders, time.Since(start).Round(time.Millisecond), proxy.Transactions(), proxy.Conflicts(),
-		100*float64(proxy.Conflicts())/float64(proxy.Transactions()), failed.Load())
+		100*float64(proxy.Conflicts())/float64(proxy.Transactions()), failed)
 	t.Logf("the items most in conflict: %v", proxy.Hottest(5))
 	if proxy.Conflicts() == 0 {
 		t.Fatal("no transaction was cancelled for a conflict: the proxy did not put the items under load")
 	}
-	if failed.Load() > 0 {
-		t.Fatalf("%d of %d orders failed; the first: %v", failed.Load(), orders, firstErr)
+	if failed > 0 {
+		t.Fatalf("%d of %d orders failed; the first: %v", failed, orders, firstErr)
 	}
 	stock, err := st.Catalog.GetStock(ctx, ev.ID, ticketing.EnvTest, "")
 	if err != nil {
@@ -102,8 +70,8 @@ func TestOnSaleAtTheModelsRateUnderTransactionConflicts(t *testing.T) {
 		}
 		sum += n
 	}
-	if sum != int(placed.Load()) || stock.Sold[k] != sum {
-		t.Fatalf("the shards hold %d (sold %d), the orders %d", sum, stock.Sold[k], placed.Load())
+	if sum != placed || stock.Sold[k] != sum {
+		t.Fatalf("the shards hold %d (sold %d), the orders %d", sum, stock.Sold[k], placed)
 	}
 }
 

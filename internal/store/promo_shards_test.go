@@ -197,10 +197,7 @@ func promoOrder(ev *ticketing.Event, now time.Time, i int) *ticketing.Order {
 // shows every shard used up, is refused.
 func TestLimitedPromoCodeLastUseOnAHeldShard(t *testing.T) {
 	const maxUses = ticketing.MaxStockShards + 1 // shard 0 counts two uses, the others one
-	proxy := testenv.NewConflictProxy(t, testenv.DynamoEndpoint(t), 2*time.Second)
-	now := time.Now().UTC().Truncate(time.Second)
-	st := testenv.StoreAt(t, proxy.URL, clock.NewFixed(now))
-	st.SetConflictWait(100 * time.Millisecond)
+	st, proxy, now := testenv.StoreUnderConflicts(t, 2*time.Second, 100*time.Millisecond)
 	ctx := context.Background()
 	ev := promoEvent(now, maxUses)
 	ev.ID = "evt_held_pc"

@@ -96,6 +96,18 @@ func StoreAt(tb testing.TB, endpoint string, c clock.Clock) *store.Store {
 	return st
 }
 
+// StoreUnderConflicts is a fresh store whose transactions go through a
+// ConflictProxy holding their items for hold, waiting conflictWait after a
+// conflict (store.SetConflictWait), on a clock fixed at now (this second).
+func StoreUnderConflicts(tb testing.TB, hold, conflictWait time.Duration) (st *store.Store, proxy *ConflictProxy, now time.Time) {
+	tb.Helper()
+	proxy = NewConflictProxy(tb, DynamoEndpoint(tb), hold)
+	now = time.Now().UTC().Truncate(time.Second)
+	st = StoreAt(tb, proxy.URL, clock.NewFixed(now))
+	st.SetConflictWait(conflictWait)
+	return st, proxy, now
+}
+
 // StackSettings are the TIX_* settings of a whole app over st's table, fresh
 // queues named after prefix and the test emulators, sending email through
 // MailDev from from: what end-to-end tests load with config.Load.

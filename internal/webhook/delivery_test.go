@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"tix/internal/testenv/lambdaenv"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
 )
 
 // These tests run the whole delivery path against DynamoDB Local, fauxqs and
@@ -57,19 +57,12 @@ type receiver struct {
 func newReceiver(t *testing.T) *receiver {
 	rc := &receiver{status: func(int) int { return http.StatusOK }}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
 		var g received
+		body, ok := webhooktest.Receive(w, r, &g.Env)
+		if !ok {
+			return
+		}
 		g.Header, g.Body = r.Header.Clone(), body
-		if err := json.Unmarshal(body, &g.Env); err != nil {
-			http.Error(w, "not an envelope", http.StatusBadRequest)
-			return
-		}
-		if g.Env.Type == webhook.TypeEndpointVerify {
-			var d struct{ Nonce string }
-			_ = json.Unmarshal(g.Env.Data, &d)
-			_ = json.NewEncoder(w).Encode(map[string]string{"nonce": d.Nonce})
-			return
-		}
 		var od struct {
 			Order json.RawMessage `json:"order"`
 		}

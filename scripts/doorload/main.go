@@ -27,8 +27,8 @@ import (
 	"tix/internal/api"
 	"tix/internal/app"
 	"tix/internal/auth"
-	"tix/internal/config"
 	"tix/internal/ticketing"
+	"tix/scripts/loadstack"
 )
 
 const org = "org_doorload"
@@ -45,49 +45,17 @@ func main() {
 	}
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
 func run(n, scanners int) error {
 	ctx := context.Background()
-	cfg, err := config.Load(func(k string) string {
-		switch k {
-		case "TIX_TABLE":
-			return fmt.Sprintf("tix-doorload-%d", time.Now().UnixNano())
-		case "TIX_DYNAMODB_ENDPOINT":
-			return envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000")
-		case "TIX_SQS_ENDPOINT":
-			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
-		case "TIX_CURSOR_SECRET":
-			return "door-load-cursor-secret"
-		case "TIX_WEBHOOK_KEYRING":
-			return config.LocalKeyring
-		case "TIX_LOG_LEVEL":
-			return "error"
-		case "TIX_RATE_WRITES", "TIX_RATE_READS":
-			return "1000000" // the key's budget is not what is measured
-		}
-		return ""
+	a, drop, err := loadstack.Open(ctx, "doorload", "load-door", map[string]string{
+		"TIX_RATE_WRITES": "1000000", "TIX_RATE_READS": "1000000", // the key's budget is not what is measured
 	})
 	if err != nil {
 		return err
 	}
-	app.Logger(cfg)
-	a, err := app.New(ctx, cfg, nil)
-	if err != nil {
-		return err
-	}
+	defer drop()
 	a.Sales.Deps.Timers = nil
 	app.EnableDoor(a) // as functions/checkins does
-	fmt.Printf("==> Creating table %s\n", cfg.Table)
-	if _, err := a.Store.EnsureTable(ctx); err != nil {
-		return fmt.Errorf("%w (is DynamoDB Local running? `make load-door` starts it)", err)
-	}
-	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
 	secret, err := seed(ctx, a, n)
 	if err != nil {
 		return err
@@ -127,24 +95,16 @@ func run(n, scanners int) error {
 // seed writes the organizer, an event of n places and a door key.
 func seed(ctx context.Context, a *app.App, n int) (string, error) {
 	now := time.Now().UTC()
-	if err := a.Store.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: org, Name: "Door load", CreatedAt: now}); err != nil {
-		return "", err
-	}
-	ev := &ticketing.Event{ID: "evt_doorload", OrganizerID: org, Ref: "doorload", Status: ticketing.EventPublished,
-		Kind: ticketing.KindSingle, Title: "Door load", City: "Moscow", Venue: "Hall", StartsAt: now.Add(720 * time.Hour),
-		EndsAt: now.Add(723 * time.Hour), Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now,
-		// Room beyond n: the stock is spread over shards, and the last orders of
-		// 10 may find no one shard with 10 left while the tier has them.
-		Tiers: []ticketing.Tier{{ID: "tier_doorload", Name: "GA", Price: 150000, Capacity: n + 10*ticketing.MaxStockShards, PersonsIncluded: 1}}}
-	if err := a.Store.Catalog.PutEvent(ctx, ev); err != nil {
-		return "", err
-	}
-	k, secret, hash, err := auth.NewKey(auth.KeyRequest{OrganizerID: org, Type: auth.Secret, Environment: ticketing.EnvTest,
+	secret, err := loadstack.Organizer(ctx, a, org, "Door load", auth.KeyRequest{Type: auth.Secret,
 		Scopes: []string{auth.ScopeCheckinsWrite}, Events: []string{"evt_doorload"}}, now)
 	if err != nil {
 		return "", err
 	}
-	return secret, a.Store.Keys.CreateKey(ctx, k, hash)
+	ev := loadstack.Event("evt_doorload", org, "Door load", "Hall", now)
+	// Room beyond n: the stock is spread over shards, and the last orders of
+	// 10 may find no one shard with 10 left while the tier has them.
+	ev.Tiers = []ticketing.Tier{{ID: "tier_doorload", Name: "GA", Price: 150000, Capacity: n + 10*ticketing.MaxStockShards, PersonsIncluded: 1}}
+	return secret, a.Store.Catalog.PutEvent(ctx, ev)
 }
 
 // sell pays orders of up to 10 tickets until n are sold and returns each

@@ -35,6 +35,7 @@ import (
 	"tix/internal/awscfg"
 	"tix/internal/config"
 	"tix/internal/ticketing"
+	"tix/scripts/loadstack"
 )
 
 // sampleEvent is the event each function is started with: one that reaches
@@ -62,8 +63,8 @@ const (
 func main() {
 	n := flag.Int("n", 20, "cold starts per function")
 	only := flag.String("functions", "", "comma-separated functions to measure (default: every functions/*)")
-	dynamo := flag.String("dynamodb", envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
-	sqs := flag.String("sqs", envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"), "SQS endpoint")
+	dynamo := flag.String("dynamodb", loadstack.EnvOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
+	sqs := flag.String("sqs", loadstack.EnvOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"), "SQS endpoint")
 	targetMS := flag.Float64("target-ms", 50, "start-up target per function, in milliseconds")
 	limitMB := flag.Float64("limit-mb", 11, "size limit of a linux/arm64 bootstrap, in MB (every function but deliver)")
 	timeout := flag.Duration("timeout", 20*time.Second, "longest wait for one start's first answer")
@@ -82,13 +83,6 @@ type options struct {
 	target      time.Duration
 	limitMB     float64
 	timeout     time.Duration
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 // result is one function's measurements.

@@ -31,6 +31,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/config"
 	"tix/internal/ticketing"
+	"tix/scripts/loadstack"
 )
 
 func main() {
@@ -40,7 +41,7 @@ func main() {
 	repeat := flag.Int("repeat", 2, "runs of tix and of the floor at each client count, alternating; the best of each is quoted")
 	capacity := flag.Int("capacity", 1500, "tickets in the tier (fewer than orders shows the oversell check)")
 	qty := flag.Int("quantity", 1, "tickets per order")
-	endpoint := flag.String("dynamodb", envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
+	endpoint := flag.String("dynamodb", loadstack.EnvOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), "DynamoDB endpoint")
 	flag.Parse()
 	levels, err := parseClients(*clients, *conc)
 	if err == nil {
@@ -50,13 +51,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 func parseClients(list string, conc int) ([]int, error) {
@@ -188,7 +182,7 @@ func newApp(ctx context.Context, endpoint string) (*app.App, error) {
 		case "TIX_CURSOR_SECRET":
 			return "load-test-cursor-secret"
 		case "TIX_SQS_ENDPOINT":
-			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
+			return loadstack.EnvOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
 		case "TIX_LOG_LEVEL":
 			return "error"
 		case "TIX_WEBHOOK_KEYRING":

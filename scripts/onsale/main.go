@@ -33,6 +33,7 @@ import (
 	"tix/internal/auth"
 	"tix/internal/store"
 	"tix/internal/ticketing"
+	"tix/scripts/loadstack"
 )
 
 // holdQuantity is how many seats each best-available hold asks for.
@@ -98,13 +99,6 @@ type result struct {
 	binding                                          string
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
 func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic, sr SeatReads) (*result, error) {
 	orders, reads, holds, tierCapacity := counts[phaseOrder], counts[phaseRead], counts[phaseHold], counts["tier-capacity"]
 	ctx, cancel := context.WithCancel(context.Background())
@@ -113,7 +107,7 @@ func run(counts map[string]int, rates map[string]float64, conc int, tr Traffic, 
 	for _, ix := range store.Table.Indexes {
 		schema.Indexes[ix.Name] = ix.PartitionKey
 	}
-	meter, proxyURL, closeProxy, err := NewMeter(envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), schema)
+	meter, proxyURL, closeProxy, err := NewMeter(loadstack.EnvOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"), schema)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,8 @@ import (
 	"tix/internal/queue"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
+	"tix/scripts/loadstack"
 )
 
 // The on-sale's organizer, event, tier and storefront origin.
@@ -88,7 +90,7 @@ func newApp(ctx context.Context, endpoint string, rates map[string]float64) (*ap
 	name := fmt.Sprintf("tix-onsale-%d", time.Now().UnixNano())
 	env := map[string]string{
 		"TIX_TABLE": name, "TIX_QUEUE_PREFIX": name, "TIX_DYNAMODB_ENDPOINT": endpoint,
-		"TIX_SQS_ENDPOINT":  envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"),
+		"TIX_SQS_ENDPOINT":  loadstack.EnvOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566"),
 		"TIX_CURSOR_SECRET": "onsale-model-cursor-secret", "TIX_WEBHOOK_KEYRING": config.LocalKeyring,
 		"TIX_LOG_LEVEL": "error",
 	}
@@ -333,19 +335,8 @@ type receiver struct {
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var env struct {
-		Type string `json:"type"`
-		Data struct {
-			Nonce string `json:"nonce"`
-			Order struct {
-				ID string `json:"id"`
-			} `json:"order"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal(body, &env)
-	if env.Type == webhook.TypeEndpointVerify {
-		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": env.Data.Nonce})
+	var env webhooktest.Envelope
+	if _, ok := webhooktest.Receive(w, r, &env); !ok {
 		return
 	}
 	if env.Type == "order.paid" {

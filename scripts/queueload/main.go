@@ -23,9 +23,9 @@ import (
 	"tix/internal/api"
 	"tix/internal/app"
 	"tix/internal/auth"
-	"tix/internal/config"
 	"tix/internal/ticketing"
 	"tix/internal/waitroom"
+	"tix/scripts/loadstack"
 )
 
 const (
@@ -49,47 +49,15 @@ func main() {
 	}
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
 func run(n, conc, rate int) error {
 	ctx := context.Background()
-	cfg, err := config.Load(func(k string) string {
-		switch k {
-		case "TIX_TABLE":
-			return fmt.Sprintf("tix-queueload-%d", time.Now().UnixNano())
-		case "TIX_DYNAMODB_ENDPOINT":
-			return envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000")
-		case "TIX_SQS_ENDPOINT":
-			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
-		case "TIX_CURSOR_SECRET":
-			return "queue-load-cursor-secret"
-		case "TIX_WEBHOOK_KEYRING":
-			return config.LocalKeyring
-		case "TIX_LOG_LEVEL":
-			return "error"
-		case "TIX_WAITROOM_DIFFICULTY":
-			return "8" // the visitors' work is not what is measured
-		}
-		return ""
+	a, drop, err := loadstack.Open(ctx, "queueload", "load-queue", map[string]string{
+		"TIX_WAITROOM_DIFFICULTY": "8", // the visitors' work is not what is measured
 	})
 	if err != nil {
 		return err
 	}
-	app.Logger(cfg)
-	a, err := app.New(ctx, cfg, nil)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("==> Creating table %s\n", cfg.Table)
-	if _, err := a.Store.EnsureTable(ctx); err != nil {
-		return fmt.Errorf("%w (is DynamoDB Local running? `make load-queue` starts it)", err)
-	}
-	defer func() { _ = a.Store.DeleteTable(context.Background()) }()
+	defer drop()
 	seats := max(n/10, 1)
 	pk, err := seed(ctx, a, seats)
 	if err != nil {
@@ -117,13 +85,8 @@ func run(n, conc, rate int) error {
 // on-sale's seated event of n seats.
 func seed(ctx context.Context, a *app.App, n int) (string, error) {
 	now := time.Now().UTC()
-	st := a.Store
-	if err := st.Organizers.CreateOrganizer(ctx, ticketing.Organizer{ID: org, Name: "Queue load", CreatedAt: now}); err != nil {
-		return "", err
-	}
-	pk := auth.NewSecret(auth.Publishable, ticketing.EnvTest)
-	if err := st.Keys.CreateKey(ctx, auth.Key{ID: auth.NewKeyID(), OrganizerID: org, Type: auth.Publishable, Environment: ticketing.EnvTest,
-		Scopes: auth.DefaultScopes(auth.Publishable), AllowedOrigins: []string{origin}, CreatedAt: now}, auth.Hash(pk)); err != nil {
+	pk, err := loadstack.Organizer(ctx, a, org, "Queue load", auth.KeyRequest{Type: auth.Publishable, Origins: []string{origin}}, now)
+	if err != nil {
 		return "", err
 	}
 	row := "A"
@@ -132,12 +95,11 @@ func seed(ctx context.Context, a *app.App, n int) (string, error) {
 		num := i + 1
 		seats[i] = ticketing.Seat{ID: fmt.Sprintf("seat_%d", i), Label: fmt.Sprintf("A-%d", num), Row: &row, Number: &num, X: float64(i)}
 	}
-	ev := &ticketing.Event{ID: event, OrganizerID: org, Ref: "queueload", Status: ticketing.EventPublished, Kind: ticketing.KindSingle,
-		Title: "Queue load", City: "Moscow", Venue: "Arena", StartsAt: now.Add(720 * time.Hour), EndsAt: now.Add(723 * time.Hour),
-		Timezone: "Europe/Moscow", Currency: "RUB", CreatedAt: now, UpdatedAt: now, HasSeating: true,
-		Tiers: []ticketing.Tier{{ID: "tier_seats", Name: "Seats", Price: 300000, Capacity: n, PersonsIncluded: 1, ZoneID: "zone_s", Seated: true}},
-		Zones: []ticketing.ZoneSummary{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seats", SeatCount: n}},
-		Seating: &ticketing.Seating{LayoutID: "lay_q", Zones: []ticketing.Zone{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated,
-			PrimaryTierID: "tier_seats", Seats: seats}}}}
-	return pk, st.Catalog.PutEvent(ctx, ev)
+	ev := loadstack.Event(event, org, "Queue load", "Arena", now)
+	ev.HasSeating = true
+	ev.Tiers = []ticketing.Tier{{ID: "tier_seats", Name: "Seats", Price: 300000, Capacity: n, PersonsIncluded: 1, ZoneID: "zone_s", Seated: true}}
+	ev.Zones = []ticketing.ZoneSummary{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated, PrimaryTierID: "tier_seats", SeatCount: n}}
+	ev.Seating = &ticketing.Seating{LayoutID: "lay_q", Zones: []ticketing.Zone{{ID: "zone_s", Name: "Stalls", Type: ticketing.ZoneSeated,
+		PrimaryTierID: "tier_seats", Seats: seats}}}
+	return pk, a.Store.Catalog.PutEvent(ctx, ev)
 }

@@ -18,10 +18,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -39,6 +37,8 @@ import (
 	"tix/internal/queue"
 	"tix/internal/ticketing"
 	"tix/internal/webhook"
+	"tix/internal/webhook/webhooktest"
+	"tix/scripts/loadstack"
 )
 
 func main() {
@@ -51,13 +51,6 @@ func main() {
 	}
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
 // receiver records when each order's order.paid arrived.
 type receiver struct {
 	mu      sync.Mutex
@@ -66,19 +59,8 @@ type receiver struct {
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var env struct {
-		Type string `json:"type"`
-		Data struct {
-			Nonce string `json:"nonce"`
-			Order struct {
-				ID string `json:"id"`
-			} `json:"order"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal(body, &env)
-	if env.Type == webhook.TypeEndpointVerify {
-		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": env.Data.Nonce})
+	var env webhooktest.Envelope
+	if _, ok := webhooktest.Receive(w, r, &env); !ok {
 		return
 	}
 	now := time.Now()
@@ -157,9 +139,9 @@ func newApp(ctx context.Context) (*app.App, error) {
 		case "TIX_QUEUE_PREFIX":
 			return fmt.Sprintf("tix-whload-%d", suffix)
 		case "TIX_DYNAMODB_ENDPOINT":
-			return envOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000")
+			return loadstack.EnvOr("TIX_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000")
 		case "TIX_SQS_ENDPOINT":
-			return envOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
+			return loadstack.EnvOr("TIX_SQS_ENDPOINT", "http://127.0.0.1:4566")
 		case "TIX_CURSOR_SECRET":
 			return "webhook-load-cursor-secret"
 		case "TIX_WEBHOOK_KEYRING":

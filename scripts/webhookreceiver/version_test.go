@@ -57,7 +57,8 @@ func (p *paidAfterRefunded) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // order.paid delivered after order.refunded, through the real delivery path
-// (DynamoDB Local, fauxqs, the deliveries and timers queues), to both sample
+// (DynamoDB Local, fauxqs, the deliveries queue; the refund settles at once
+// through the refund-outcome test helper), to both sample
 // receivers (Go and Node), each its own endpoint: each keeps refunded, by
 // data.order.version, and the kept version is the one GET /orders/{id} shows.
 func TestReceiverKeepsRefundedWhenPaidArrivesLate(t *testing.T) {
@@ -67,12 +68,9 @@ func TestReceiverKeepsRefundedWhenPaidArrivesLate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	for q, handle := range map[string]func(context.Context, []byte) error{
-		queue.DeliveriesQueue: a.HandleDeliveryMessage, queue.TimersQueue: a.HandleTimerMessage} {
-		wg.Go(func() {
-			_ = a.Queue.Consume(ctx, q, func(ctx context.Context, m queue.Message) error { return handle(ctx, m.Body) })
-		})
-	}
+	wg.Go(func() {
+		_ = a.Queue.Consume(ctx, queue.DeliveriesQueue, func(ctx context.Context, m queue.Message) error { return a.HandleDeliveryMessage(ctx, m.Body) })
+	})
 	tenant := ticketing.Tenant{OrganizerID: "org_l", Environment: ticketing.EnvTest}
 	type hooked struct {
 		url   string
@@ -147,11 +145,10 @@ func paidThenRefunded(t *testing.T, a *app.App, tenant ticketing.Tenant, refused
 		t.Fatal(err)
 	}
 	testenv.WaitFor(t, 10*time.Second, "order.paid refused by every receiver's host", refusedPaid)
-	cfg := a.Config
-	cfg.RefundDelay = time.Second
-	sales := app.NewSales(cfg, a.Store.Sales(), a.Timers, nil)
-	sales.Deps.Events = a.Webhooks
-	if _, err := sales.Orders.RefundOrder(ctx, tenant, id, nil); err != nil {
+	if _, err := a.Sales.Orders.RefundOrder(ctx, tenant, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sales.Tests.RefundOutcome(ctx, tenant, id, "settle"); err != nil { // settles now (the test helper)
 		t.Fatal(err)
 	}
 	return id
