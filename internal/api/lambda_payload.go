@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/aws/aws-lambda-go/events"
 )
 
 // LambdaResponseMax is the most bytes a function may return to a synchronous
@@ -25,7 +23,7 @@ const LambdaResponseMax = 6_291_556
 // the headers joined by commas and Set-Cookie as cookies; aws-lambda-go then
 // encodes that event as JSON without HTML escaping.
 func lambdaPayloadBytes(h http.Header, status int, body []byte) int {
-	res := events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{}, Cookies: []string{}}
+	res := lambdaResponse{StatusCode: status, Headers: map[string]string{}, Cookies: []string{}}
 	for k, v := range h {
 		if strings.EqualFold(k, "Set-Cookie") {
 			res.Cookies = append(res.Cookies, v...)
@@ -47,6 +45,19 @@ func lambdaPayloadBytes(h http.Header, status int, body []byte) int {
 		return len(body) * 6 // cannot happen: counts as too large
 	}
 	return buf.Len() + n // the envelope holds "body":"", n is its content
+}
+
+// lambdaResponse is the JSON shape of aws-lambda-go's
+// events.APIGatewayV2HTTPResponse, which the functions return (the package
+// is not imported here: internal/api stays free of Lambda's modules).
+// functions/catalog's tests check that the sizes agree to the byte.
+type lambdaResponse struct {
+	StatusCode        int                 `json:"statusCode"`
+	Headers           map[string]string   `json:"headers"`
+	MultiValueHeaders map[string][]string `json:"multiValueHeaders"`
+	Body              string              `json:"body"`
+	IsBase64Encoded   bool                `json:"isBase64Encoded,omitempty"`
+	Cookies           []string            `json:"cookies"`
 }
 
 // jsonStringBytes is how many bytes encoding/json (no HTML escaping) writes
