@@ -45,13 +45,15 @@ start() {
 	if ddb_up; then
 		say "DynamoDB Local already answers on 127.0.0.1:$ddb_port; using it"
 	else
-		local args=(-sharedDb -port "$ddb_port")
+		local args=(-port "$ddb_port")
 		if [ "$memory" = "--memory" ]; then
+			# One database per access key id (TIX_EMULATOR_KEY_ID): each test
+			# process has its own, behind its own lock (internal/testenv).
 			args+=(-inMemory)
 			say "Starting DynamoDB Local in memory on 127.0.0.1:$ddb_port"
 		else
 			mkdir -p "$data/dynamodb"
-			args+=(-dbPath "$data/dynamodb")
+			args+=(-sharedDb -dbPath "$data/dynamodb")
 			say "Starting DynamoDB Local on 127.0.0.1:$ddb_port (data kept in ${data#$root/}/dynamodb)"
 		fi
 		cd "$run" # DynamoDB Local writes a metadata file into its working directory

@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"tix/internal/api"
 	"tix/internal/apidocs"
@@ -19,5 +18,5 @@ func main() { lambda.Start(handler(app.FromEnv())) }
 // handler is the Lambda entry point over the catalog group of the HTTP API.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	a.Server.Docs = apidocs.Redoc() // GET /v1/docs, served by this function only
-	return httpadapter.NewV2(a.Server.Handler(api.GroupCatalog)).ProxyWithContext
+	return a.LambdaHTTP(a.Server.Handler(api.GroupCatalog))
 }

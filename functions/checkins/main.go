@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"tix/internal/api"
 	"tix/internal/app"
@@ -18,5 +17,5 @@ func main() { lambda.Start(handler(app.FromEnv())) }
 // handler is the Lambda entry point over the check-ins group of the HTTP API.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	app.EnableDoor(a) // signed ticket codes and check-ins
-	return httpadapter.NewV2(a.Server.Handler(api.GroupCheckins)).ProxyWithContext
+	return a.LambdaHTTP(a.Server.Handler(api.GroupCheckins))
 }

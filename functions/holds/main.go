@@ -6,7 +6,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"tix/internal/api"
 	"tix/internal/app"
@@ -16,5 +15,5 @@ func main() { lambda.Start(handler(app.FromEnv())) }
 
 // handler is the Lambda entry point over the holds group of the HTTP API.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return httpadapter.NewV2(a.Server.Handler(api.GroupHolds)).ProxyWithContext
+	return a.LambdaHTTP(a.Server.Handler(api.GroupHolds))
 }

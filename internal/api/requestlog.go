@@ -79,7 +79,9 @@ func (s *Server) logRequest(w http.ResponseWriter, r *http.Request, rt *route) (
 		rec := auth.RequestRecord{RequestID: requestID(r.Context()), OrganizerID: l.key.OrganizerID, Environment: l.key.Environment,
 			KeyID: l.key.ID, Method: r.Method, Path: "/v1" + rt.pattern, Status: l.status, ErrorCode: l.code, CreatedAt: s.Clock.Now().UTC()}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), requestLogTimeout)
+		s.logWrites.Add(1)
 		go func() {
+			defer s.logWrites.Done()
 			defer cancel()
 			if err := s.RequestLog.PutRequest(ctx, rec); err != nil {
 				slog.WarnContext(ctx, "request log: the record is lost", "error", err)
@@ -87,6 +89,11 @@ func (s *Server) logRequest(w http.ResponseWriter, r *http.Request, rt *route) (
 		}()
 	}
 }
+
+// FlushRequestLog waits for the request log's writes under way. A Lambda
+// entry point calls it before it returns (app.LambdaHTTP): Lambda serves one
+// request at a time per instance, so no write starts meanwhile.
+func (s *Server) FlushRequestLog() { s.logWrites.Wait() }
 
 type requestLogJSON struct {
 	Object    string  `json:"object"`

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"tix/internal/auth"
@@ -163,6 +164,7 @@ type Server struct {
 	// RequestLog, when set, keeps every request authenticated with an
 	// organizer's key for GET /request-log/{request_id} (requestlog.go).
 	RequestLog RequestLog
+	logWrites  sync.WaitGroup // the request log's writes under way
 
 	keys  keyCache
 	spent spentCounters

@@ -11,6 +11,7 @@ package awscfg
 
 import (
 	"context"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -22,10 +23,22 @@ func Load(ctx context.Context, region, endpoint string) (aws.Config, error) {
 	if endpoint != "" {
 		return aws.Config{
 			Region:      orDefault(region),
-			Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+			Credentials: credentials.NewStaticCredentialsProvider(EmulatorKeyID(), "local", ""),
 		}, nil
 	}
 	return load(ctx, region)
+}
+
+// EmulatorKeyID is the access key id sent to a local emulator:
+// TIX_EMULATOR_KEY_ID, or "local". DynamoDB Local started without -sharedDb
+// (make test's) keeps one database per key id and region, each behind its own
+// lock, so test processes with their own key id do not wait on each other's
+// writes; the stack of make run shares one database whatever the key id.
+func EmulatorKeyID() string {
+	if id := os.Getenv("TIX_EMULATOR_KEY_ID"); id != "" {
+		return id
+	}
+	return "local"
 }
 
 func orDefault(region string) string {

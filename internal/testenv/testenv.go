@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,25 @@ import (
 	"tix/internal/config"
 	"tix/internal/store"
 )
+
+// Each test process talks to DynamoDB Local under a key id of its own (unless
+// one is set): make test's DynamoDB Local keeps a database per key id, each
+// behind its own lock, so one package's heavy transactions do not slow every
+// other package's writes (measured: a PutItem beside 16 writers of 25-item
+// transactions on another table took 165 ms on average, 1.06 s at most, in a
+// shared database; 6 ms and 55 ms in its own). Child processes inherit it.
+func init() {
+	if os.Getenv("TIX_EMULATOR_KEY_ID") == "" {
+		// DynamoDB Local takes only letters and digits in a key id.
+		name := strings.Map(func(r rune) rune {
+			if r < '0' || r > 'z' || (r > '9' && r < 'A') || (r > 'Z' && r < 'a') {
+				return -1
+			}
+			return r
+		}, strings.TrimSuffix(filepath.Base(os.Args[0]), ".test"))
+		_ = os.Setenv("TIX_EMULATOR_KEY_ID", strings.ReplaceAll(UniqueName("test"+name), "-", ""))
+	}
+}
 
 // DynamoEndpoint is DynamoDB Local's address for tests.
 func DynamoEndpoint(tb testing.TB) string {

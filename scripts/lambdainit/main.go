@@ -32,6 +32,7 @@ import (
 
 	"tix/internal/app"
 	"tix/internal/auth"
+	"tix/internal/awscfg"
 	"tix/internal/config"
 	"tix/internal/ticketing"
 )
@@ -286,6 +287,7 @@ func (e fixtureEnv) processEnv(function, runtimeAddr string) []string {
 		"AWS_ACCESS_KEY_ID=local",
 		"AWS_SECRET_ACCESS_KEY=local",
 		"TZ=:UTC",
+		"TIX_EMULATOR_KEY_ID=" + awscfg.EmulatorKeyID(), // the same DynamoDB Local database as the fixture's table
 	}
 	for k, v := range e.tix {
 		env = append(env, k+"="+v)
