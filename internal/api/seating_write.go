@@ -40,8 +40,14 @@ func (s *Server) writeSeating(w http.ResponseWriter, r *http.Request, m seatingJ
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(out)))
 	if n, limit := lambdaPayloadBytes(h, http.StatusOK, out), s.responseMax(); n > limit {
+		fits := false // would the gzip-encoded response fit?
+		if !packed && len(body) >= gzipAbove {
+			gz := gzipped(body)
+			h.Set("Content-Encoding", "gzip")
+			h.Set("Content-Length", strconv.Itoa(len(gz)))
+			fits = lambdaPayloadBytes(h, http.StatusOK, gz) <= limit
+		}
 		h.Del("Content-Encoding")
-		fits := !packed && len(body) >= gzipAbove && lambdaPayloadBytes(h, http.StatusOK, gzipped(body)) <= limit
 		return seatingTooLarge(m, seatingSize{json: len(body), payload: n, limit: limit, packed: packed}, zoneID, fits)
 	}
 	w.WriteHeader(http.StatusOK)
