@@ -43,6 +43,8 @@ func TestWaitingRoom_ChromiumPageJoinsAndHandsTheAdmissionToTheStorefront(t *tes
 		t.Fatalf("position shown %q", pos)
 	}
 	t.Logf("screenshot: %s", b.Screenshot(t, "queue-page-queued"))
+	queueLayout(t, b, "queue-page-queued")
+	phoneSized(t, b, "queue-page-queued-phone")
 
 	// In the storefront's frame, with the clock running: admitted, handed over.
 	stop := make(chan struct{})
@@ -62,6 +64,7 @@ func TestWaitingRoom_ChromiumPageJoinsAndHandsTheAdmissionToTheStorefront(t *tes
 	}
 	got := waitState(t, b, "document.getElementById('got').dataset.admission || ''", "qa.")
 	t.Logf("screenshot: %s", b.Screenshot(t, "queue-page-admitted-in-storefront"))
+	phoneSized(t, b, "queue-page-admitted-in-storefront-phone")
 	r := h.post("/v1/seat-holds", pk, holdBody("evt_theatre", "seat_C1"), header("Origin", shop.URL), admissionHeader(got), remoteAddr("127.0.0.1:5000"))
 	wantStatus(t, r, http.StatusOK)
 	for _, f := range b.Failed() {
@@ -69,6 +72,46 @@ func TestWaitingRoom_ChromiumPageJoinsAndHandsTheAdmissionToTheStorefront(t *tes
 	}
 	if e := b.ConsoleErrors(); len(e) > 0 {
 		t.Errorf("errors on the page: %v", e)
+	}
+}
+
+// phoneSized shows the page as is on a 390x844 phone screen, keeps a
+// screenshot, checks that nothing scrolls sideways, and goes back to the
+// desktop size.
+func phoneSized(t *testing.T, b *browser.Browser, name string) {
+	t.Helper()
+	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	overflow := b.Overflow(t)
+	t.Logf("screenshot: %s", b.Screenshot(t, name))
+	if overflow > 0 {
+		t.Errorf("%s: on a phone the page is %d pixels too wide", name, overflow)
+	}
+	if !strings.Contains(name, "storefront") { // the storefront's frame is another origin's document
+		queueLayout(t, b, name)
+	}
+	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queueLayout checks the queue page's card in the tab:
+// it stands clear of the screen's edges and each figure (place, wait,
+// opening) keeps to one line.
+func queueLayout(t *testing.T, b *browser.Browser, name string) {
+	t.Helper()
+	got, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`(() => {
+  const d = document, m = d.querySelector('main').getBoundingClientRect(), w = d.documentElement.clientWidth, out = [];
+  if (m.left < 8 || w - m.right < 8) out.push('the card touches the screen edge (' + m.left + ', ' + (w - m.right) + ')');
+  for (const dd of d.querySelectorAll('dd')) {
+    const size = parseFloat(getComputedStyle(dd).fontSize);
+    if (dd.getBoundingClientRect().height > 1.8 * size) out.push('#' + dd.id + ' ' + JSON.stringify(dd.textContent) + ' wraps');
+  }
+  return out.join('; ');
+})()`))
+	if err != nil || got != "" {
+		t.Errorf("%s: %s %v", name, got, err)
 	}
 }
 
@@ -88,7 +131,7 @@ func waitState(t *testing.T, b *browser.Browser, expr, want string) string {
 
 // storefrontPage frames the queue page named by ?queue= and shows the
 // admission it posts.
-const storefrontPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+const storefrontPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Shop</title>
 <style>body{font-family:sans-serif;margin:1rem}iframe{width:100%;height:420px;border:1px solid #ccc}#got{padding:.5rem;background:#eef}</style></head>
 <body><h1>Rock Night: tickets</h1><p id="got">Waiting for the queue…</p><iframe id="q" title="Queue"></iframe>
 <script>

@@ -144,11 +144,11 @@ func pageNonce() string {
 	return base64.RawStdEncoding.EncodeToString(b)
 }
 
-const queuePageCSS = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f6f7f9;color:#1b1f24}
+const queuePageCSS = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;padding:0 1rem;background:#f6f7f9;color:#1b1f24}
 main{max-width:32rem;margin:2.5rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 h1{font-size:1.4rem;margin:0 0 .75rem}#msg{font-size:1.05rem;min-height:2.6em}
 .bar{height:10px;background:#e3e6ea;border-radius:5px;overflow:hidden;margin:1rem 0}#bar{height:100%;width:0;background:#1f6feb;transition:width .5s}
-dl{display:flex;gap:1rem;flex-wrap:wrap;margin:0}dl div{flex:1 1 8rem}dt{font-size:.8rem;color:#57606a}dd{margin:0;font-size:1.5rem;font-weight:600}
+dl{display:flex;gap:1rem;flex-wrap:wrap;margin:0}dl div{flex:1 1 8rem}dt{font-size:.8rem;color:#57606a}dd{margin:0;font-size:1.5rem;font-weight:600;white-space:nowrap}
 .note{font-size:.85rem;color:#57606a;margin-top:1.25rem}body[data-state=admitted] #bar{background:#1a7f37}body[data-state=failed] #msg{color:#b3261e}`
 
 // queuePageJS: join (challenge, proof of work, join; the queue token kept
@@ -187,7 +187,7 @@ function mmss(s) { const m = Math.floor(s / 60); return m > 0 ? m + ' min ' + (s
 function show(s) {
   $('pos').textContent = s.position.toLocaleString();
   $('wait').textContent = mmss(s.estimated_wait_seconds);
-  $('opens').textContent = new Date(s.opens_at).toLocaleTimeString();
+  $('opens').textContent = new Date(s.opens_at).toLocaleString(document.documentElement.lang, {month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit'});
   const done = s.position > 0 ? Math.min(100, Math.round(100 * s.admitted_through / s.position)) : 0;
   $('bar').style.width = (s.state === 'admitted' ? 100 : done) + '%';
   say(s.state, s.state === 'waiting' ? T.Waiting : s.state === 'admitted' ? T.Admitted : s.state === 'expired' ? T.Expired : T.Queued);

@@ -187,6 +187,7 @@ type endpointData struct {
 	Deliveries []*webhook.Delivery
 	Result     *webhook.SendResult // the last Verify or Test press
 	Action     string
+	Replay     *replayForm // the "Replay events" form (replay.go); nil: none
 }
 
 func (s *Server) endpointPage(w http.ResponseWriter, r *http.Request, o *orgReq) {
@@ -196,12 +197,22 @@ func (s *Server) endpointPage(w http.ResponseWriter, r *http.Request, o *orgReq)
 }
 
 func (s *Server) showEndpoint(w http.ResponseWriter, r *http.Request, o *orgReq, ep *webhook.Endpoint, res *webhook.SendResult, action string, status int) {
+	s.showEndpointWith(w, r, o, ep, endpointData{Result: res, Action: action}, status)
+}
+
+// showEndpointWith renders the endpoint's page with its last deliveries
+// and d's result, action and replay form (a fresh one when d has none).
+func (s *Server) showEndpointWith(w http.ResponseWriter, r *http.Request, o *orgReq, ep *webhook.Endpoint, d endpointData, status int) {
 	page, err := s.Webhooks.Deliveries(r.Context(), webhook.DeliveryQuery{OrganizerID: o.org(), Environment: o.env(), EndpointID: ep.ID, Limit: 20})
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
-	o.v.Data = endpointData{Endpoint: ep, Deliveries: page.Deliveries, Result: res, Action: action}
+	d.Endpoint, d.Deliveries = ep, page.Deliveries
+	if d.Replay == nil {
+		d.Replay = s.replayFormFor(o.v)
+	}
+	o.v.Data = d
 	s.render(w, r, status, "endpoint", o.v)
 }
 

@@ -140,18 +140,33 @@ func TestBrowser_SignUpToWebhookTest(t *testing.T) {
 }
 
 // phoneWidth reloads the page on a 390-pixel-wide screen: nothing scrolls sideways.
-func phoneWidth(t *testing.T, b *browser.Browser) {
+func phoneWidth(t *testing.T, b *browser.Browser) { phoneShot(t, b, "phone", "", true) }
+
+// phoneShot shows the page on a 390x844 phone screen (reloaded, or as it
+// stands with its filled fields), scrolled to sel (if any), keeps a
+// screenshot and checks that nothing scrolls sideways; then back to the
+// desktop size.
+func phoneShot(t *testing.T, b *browser.Browser, name, sel string, reload bool) {
 	t.Helper()
-	run(t, b, "phone-sized viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload())
-	overflow, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
-	if err != nil {
-		t.Fatal(err)
+	size := chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)
+	if reload {
+		run(t, b, "phone-sized viewport", size, chromedp.Reload(), chromedp.WaitVisible("main h1"))
+	} else {
+		run(t, b, "phone-sized viewport", size)
 	}
-	t.Logf("screenshot: %s", b.Screenshot(t, "phone"))
+	if sel != "" {
+		run(t, b, "scroll to "+sel, chromedp.ScrollIntoView(sel))
+	}
+	overflow := b.Overflow(t)
+	t.Logf("screenshot: %s", b.Screenshot(t, name))
 	if overflow > 0 {
-		t.Errorf("on a phone the page is %d pixels too wide", overflow)
+		t.Errorf("%s: on a phone the page is %d pixels too wide", name, overflow)
 	}
-	run(t, b, "desktop viewport", chromedp.EmulateViewport(1280, 900), chromedp.Reload())
+	if reload {
+		run(t, b, "desktop viewport", chromedp.EmulateViewport(1280, 900), chromedp.Reload(), chromedp.WaitVisible("main h1"))
+	} else {
+		run(t, b, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+	}
 }
 
 // In a real Chromium: a support member has no API page (no link, 403 by

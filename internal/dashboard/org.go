@@ -41,6 +41,7 @@ func (s *Server) orgRoutes(mux *http.ServeMux, p string) {
 	s.paymentRoutes(mux, o)
 	s.settingsRoutes(mux, o)
 	s.onsaleRoutes(mux, o)
+	s.replayRoutes(mux, o)
 }
 
 // inOrg runs h for a member of the path's organizer whose role has perm.

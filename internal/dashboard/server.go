@@ -118,6 +118,7 @@ type Server struct {
 	Organizers Organizers
 	Keys       Keys
 	Webhooks   Webhooks
+	Replays    WebhookReplays // an endpoint's "Replay events" form (replay.go; nil: none)
 	Sales      Sales
 	Catalog    Catalog
 	Door       DoorCounts // the Events page's door counts (events_door.go; nil: none shown)

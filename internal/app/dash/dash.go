@@ -30,7 +30,7 @@ func NewDashboard(a *app.App) *dashboard.Server {
 	s.EdgeSecret = a.Config.Edge.Secret
 	s.PasskeyRPID, s.PasskeyOrigins = a.Config.Dashboard.WebAuthnRPID, a.Config.Dashboard.WebAuthnOrigins
 	d := &dashboard.Server{
-		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks,
+		Accounts: a.Store.Accounts(), Organizers: a.Store.Organizers, Keys: a.Store.Keys, Webhooks: a.Webhooks, Replays: a.Webhooks,
 		Sales: store.TallyOf(a.Store), Catalog: a.Store.Catalog, Door: a.Store.Tickets(), Onsales: a.Waitroom,
 		Counter: a.Store.Keys, Passkeys: a.Store.Passkeys(), Clock: a.Webhooks.Clock, Settings: s,
 		Payments: a.Store.Payments, Identities: a.Store.Emails,

@@ -183,3 +183,14 @@ func moduleRoot(tb testing.TB) string {
 		dir = parent
 	}
 }
+
+// Overflow is how many pixels the tab's page is wider than its viewport (0:
+// nothing scrolls sideways, as a page on a phone should).
+func (b *Browser) Overflow(tb testing.TB) int {
+	tb.Helper()
+	n, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+	if err != nil {
+		tb.Fatalf("page width: %v", err)
+	}
+	return n
+}
