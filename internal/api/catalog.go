@@ -257,14 +257,26 @@ func (s *Server) getTiers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// getSeating answers the seating map; zone_id (additive) fills the seats of
+// that zone only, the other zones' seats being null, so that a seat picker
+// loads a stadium zone by zone.
 func (s *Server) getSeating(w http.ResponseWriter, r *http.Request) error {
 	q := queryOf(r)
+	zoneID := q.str("zone_id")
+	if q.has("zone_id") && zoneID == "" {
+		return ticketing.Invalid("zone_id", "zone_id is empty; omit it for the whole map, or give a zone id of the map")
+	}
 	v, err := s.Catalog.Seating(r.Context(), callerOf(r.Context()).tenant(), r.PathValue("id"), q.str("occurrence_id"))
 	if err != nil {
 		return err
 	}
-	writeJSONCompressed(w, r, http.StatusOK, renderSeating(v))
-	return nil
+	m := renderSeating(v, zoneID)
+	if zoneID != "" && !slices.ContainsFunc(m.Zones, func(z seatingZoneJSON) bool { return z.ID == zoneID }) {
+		e := ticketing.NotFound("zone " + zoneID + " of this event's seating map")
+		e.Param = "zone_id"
+		return e
+	}
+	return s.writeSeating(w, r, m, zoneID)
 }
 
 func (s *Server) getAvailability(w http.ResponseWriter, r *http.Request) error {

@@ -51,7 +51,7 @@ var errorDocs = map[ticketing.Code]string{
 	ticketing.CodeSeatConflict:         "A requested seat is no longer available. Let the buyer pick other seats.",
 	ticketing.CodeSalesClosed:          "Sales are not open for this event (not started, ended or unavailable).",
 	ticketing.CodeHoldExpired:          "The seat hold has expired. Hold the seats again.",
-	ticketing.CodeUnsupported:          "The request is well formed but Tix does not do it: free tickets, a method other than SBP, several events in one order, a test helper without an sk_test key, a refund it cannot make.",
+	ticketing.CodeUnsupported:          "The request is well formed but Tix does not do it: free tickets, a method other than SBP, several events in one order, a test helper without an sk_test key, a refund it cannot make, a seating map too large for one response (send Accept-Encoding: gzip, or read it one zone at a time with zone_id: the message says which).",
 	ticketing.CodeRateLimited:          "Over a request budget. Wait for Retry-After; X-RateLimit-* show the budget.",
 	ticketing.CodeInternal:             "An unexpected error. Reads are safe to retry; retry writes with the same Idempotency-Key. Quote the Tix-Request-Id to support.",
 	ticketing.CodePaymentProviderError: "The payment provider could not create the charge. Retry with the same Idempotency-Key.",

@@ -104,7 +104,7 @@ func newHarness(t *testing.T) *harness {
 	ticketKeys := &ticketing.TicketKeys{Store: st.TicketKeys(), Box: box, Clock: clk}
 	srv := &api.Server{
 		Keys: st.Keys, Health: st, Clock: clk,
-		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: clk},
+		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: clk, Maps: &ticketing.SeatingMaps{}},
 		Sales:   sales,
 		Limits:  api.DefaultLimits,
 		Docs:    apidocs.Redoc(),

@@ -347,7 +347,9 @@ func rawOrNull(m json.RawMessage) json.RawMessage {
 	return m
 }
 
-func renderSeating(v *ticketing.EventView) seatingJSON {
+// renderSeating renders the map; a zoneID renders the seats of that zone
+// only (the other zones' seats are null, as a standing zone's).
+func renderSeating(v *ticketing.EventView, zoneID string) seatingJSON {
 	e := v.Event
 	out := seatingJSON{EventID: e.ID, HasSeating: e.HasSeating && e.Seating != nil, Zones: []seatingZoneJSON{}, Legend: []legendJSON{}}
 	if e.Seating == nil {
@@ -364,9 +366,11 @@ func renderSeating(v *ticketing.EventView) seatingJSON {
 				pt := renderPrimaryTier(e, t)
 				zj.PrimaryTier = &pt
 			}
-			zj.Seats = make([]seatJSON, 0, len(z.Seats))
-			for _, s := range z.Seats {
-				zj.Seats = append(zj.Seats, renderSeat(v, &z, s))
+			if zoneID == "" || zoneID == z.ID {
+				zj.Seats = make([]seatJSON, 0, len(z.Seats))
+				for _, s := range z.Seats {
+					zj.Seats = append(zj.Seats, renderSeat(v, &z, s))
+				}
 			}
 		} else {
 			zj.StandingTiers = []standingTierJSON{}

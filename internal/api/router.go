@@ -77,6 +77,10 @@ type Limits struct {
 	KeyCacheTTL    time.Duration // how long a process reuses a key it read (0: never)
 	KeyMissTTL     time.Duration // how long a process remembers that no key has a hash (0: never)
 	HealthCacheTTL time.Duration // how long GET /health reuses its database probe (0: never)
+	// ResponseBytes is the most a seating map response may take as the
+	// function's Lambda payload (0: LambdaResponseMax); a larger one is
+	// refused with 422 unsupported saying how to read it (seating_write.go).
+	ResponseBytes int
 }
 
 // DefaultLimits are the contract's figures and our documented cache lifetimes.
@@ -219,7 +223,7 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/events/by-slug/{slug}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEventBySlug},
 		{method: "GET", pattern: "/events/{id}", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getEvent},
 		{method: "GET", pattern: "/events/{id}/tiers", group: GroupCatalog, scope: auth.ScopeEventsRead, handle: s.getTiers},
-		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, query: []string{"occurrence_id"}, handle: s.getSeating},
+		{method: "GET", pattern: "/events/{id}/seating", group: GroupCatalog, scope: auth.ScopeSeatingRead, query: []string{"occurrence_id", "zone_id"}, handle: s.getSeating},
 		{method: "GET", pattern: "/events/{id}/availability", group: GroupCatalog, scope: auth.ScopeAvailabilityRead, query: []string{"occurrence_id"}, handle: s.getAvailability},
 
 		{method: "POST", pattern: "/seat-holds", group: GroupHolds, scope: auth.ScopeHoldsWrite, bucket: bucketWrite, validates: true, handle: s.createHold},

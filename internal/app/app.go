@@ -257,7 +257,7 @@ func NewServer(cfg config.Config, st *store.Store, c clock.Clock) *api.Server {
 	}
 	return &api.Server{
 		Keys: st.Keys, Health: st, Clock: c, PublicURL: cfg.Payments.PublicURL,
-		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL)},
+		Catalog: &ticketing.Catalog{Store: st.Catalog, Clock: c, Cache: ticketing.NewReadCache(c, cfg.CatalogCacheTTL), Maps: &ticketing.SeatingMaps{}},
 		Limits: api.Limits{
 			ReadsPerWindow: cfg.ReadsPerWindow, WritesPerWindow: cfg.WritesPerWindow,
 			IPReadsPerWindow: cfg.IPReads, IPWritesPerWindow: cfg.IPWrites, PKReadsPerWindow: cfg.PKReads, PKWritesPerWindow: cfg.PKWrites,

@@ -32,6 +32,10 @@ type Catalog struct {
 	// Cache, when set, serves Event, EventBySlug and Availability from views up
 	// to its TTL old. Seating and the event list always read the table.
 	Cache *ReadCache
+	// Maps, when set, keeps decoded seating maps for Seating: each read still
+	// reads the event item and the stock, and reads the map again only when
+	// the event changed (seating_cache.go).
+	Maps *SeatingMaps
 }
 
 // Fresh is c reading the table every time (no Cache): the reads of secret
@@ -110,11 +114,18 @@ func (c *Catalog) cached(ctx context.Context, key viewKey, load func() (*EventVi
 	return &cp, nil
 }
 
-// Seating reads the seating map with seat statuses for one occurrence. For an
+// Seating reads the seating map with seat statuses for one occurrence (the
+// event and its stock from the table on every call, the map through Maps). For an
 // event with occurrences and no occurrenceID, statuses are those of the next
 // scheduled occurrence (or the last one when all have started).
 func (c *Catalog) Seating(ctx context.Context, t Tenant, id, occurrenceID string) (*EventView, error) {
-	e, err := c.Store.GetEventWithSeating(ctx, t.OrganizerID, id, t.Environment)
+	var e *Event
+	var err error
+	if c.Maps != nil {
+		e, err = c.Maps.event(ctx, c.Store, t, id, 0)
+	} else {
+		e, err = c.Store.GetEventWithSeating(ctx, t.OrganizerID, id, t.Environment)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ type Holds struct {
 	HoldStore   HoldStore
 	orders      *Orders
 	seatViews   seatViews   // best-available's picks (best_available.go)
-	seatingMaps seatingMaps // seating_cache.go
+	seatingMaps SeatingMaps // seating_cache.go
 }
 
 // Pricing prices selections and checks promo codes.
