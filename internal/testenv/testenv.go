@@ -21,9 +21,8 @@ import (
 // Each test process talks to DynamoDB Local under a key id of its own (unless
 // one is set): make test's DynamoDB Local keeps a database per key id, each
 // behind its own lock, so one package's heavy transactions do not slow every
-// other package's writes (measured: a PutItem beside 16 writers of 25-item
-// transactions on another table took 165 ms on average, 1.06 s at most, in a
-// shared database; 6 ms and 55 ms in its own). Child processes inherit it.
+// other package's writes (BenchmarkWriteBesideTransactions; figures in
+// docs/measurements.md, "make test"). Child processes inherit it.
 func init() {
 	if os.Getenv("TIX_EMULATOR_KEY_ID") == "" {
 		// DynamoDB Local takes only letters and digits in a key id.
