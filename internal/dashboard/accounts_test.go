@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tix/internal/clock"
 	"tix/internal/dashboard"
 	"tix/internal/dashboard/account"
 )
@@ -182,6 +183,7 @@ func TestSignInGuessing_SlowedThenRefused(t *testing.T) {
 	h := newHarness(t, func(s *dashboard.Settings) {
 		s.SlowAfter, s.SlowDelay, s.MaxDelay, s.AccountLimit, s.ClientLimit = 2, delay, time.Second, 5, 100
 	}, nil)
+	h.d.Clock = clock.NewFixed(time.Now()) // one sign-in window, even across its real end (a fixed window restarts its count)
 	addr := "guess@example.com"
 	h.signUp(h.client(), addr, "Guess")
 	c := h.client()
