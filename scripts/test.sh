@@ -19,11 +19,27 @@ export TIX_TEST_MAILDEV_URL="http://127.0.0.1:${TIX_MAILDEV_PORT:-1080}"
 
 say "Running go vet"
 go vet ./...
-scripts/golint.sh # make lint: staticcheck and golangci-lint, root module and infra/
+# make lint (staticcheck and golangci-lint, root module and infra/) runs beside the
+# tests, which mostly wait on the emulators: on a first run its tool builds and first
+# analysis are minutes of CPU. Its output follows the tests'; either failing fails.
+lintlog="$(mktemp)"
+say "Linting (staticcheck, golangci-lint) beside the tests; the linters' output follows the tests'"
+scripts/golint.sh >"$lintlog" 2>&1 &
+lintpid=$!
 say "Running every test (go test ./...)"
 # -parallel 4: the parallel tests (internal/api's HTTP tests above all) wait on the
 # emulators more than they compute, so twice GOMAXPROCS on 2 cores overlaps them better.
-go test -count=1 -parallel 4 -timeout 8m ./...
+testrc=0
+go test -count=1 -parallel 4 -timeout 8m ./... || testrc=$?
+lintrc=0
+wait "$lintpid" || lintrc=$?
+cat "$lintlog"
+rm -f "$lintlog"
+if [ "$testrc" -ne 0 ] || [ "$lintrc" -ne 0 ]; then
+	[ "$testrc" -eq 0 ] || say "go test failed (its output is above the linters')"
+	[ "$lintrc" -eq 0 ] || say "the linters found something (just above)"
+	exit 1
+fi
 say "Linting the OpenAPI document (redocly, spectral; scripts/lint/)"
 scripts/lint.sh
 say "Generating the Go and TypeScript clients from the OpenAPI document and compiling them"
