@@ -8,20 +8,16 @@ import (
 	"tix/internal/auth"
 )
 
-// race runs n calls of f at once and counts the answers by status.
+// race runs n calls of f at once (parallel) and counts the answers by status.
 func race(n int, f func(i int) response) map[int]int {
 	var mu sync.Mutex
-	var wg sync.WaitGroup
 	got := map[int]int{}
-	for i := range n {
-		wg.Go(func() {
-			r := f(i)
-			mu.Lock()
-			got[r.StatusCode]++
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	parallel(n, n, func(i int) {
+		r := f(i)
+		mu.Lock()
+		got[r.StatusCode]++
+		mu.Unlock()
+	})
 	return got
 }
 
